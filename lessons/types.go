@@ -1,0 +1,53 @@
+package lessons
+
+// The types in this file are the contract other packages (web, main) build on.
+// Change them only together with their users.
+
+// Course is a loaded, validated and pre-rendered set of lessons, in order.
+type Course struct {
+	Lessons []*Lesson // sorted by Order
+	bySlug  map[string]*Lesson
+}
+
+// Lesson is one markdown file, validated and rendered once.
+type Lesson struct {
+	Slug       string   // from the file name, without ".md"
+	Title      string   // front matter
+	Summary    string   // front matter
+	Order      int      // front matter; unique within a course
+	Minutes    int      // front matter
+	Objectives []string // front matter
+	Path       string   // file name inside the lessons folder, for messages
+
+	// Body is the rendered lesson in document order: HTML segments with
+	// directive blocks (playgrounds, later exercises) between them, so that
+	// the web layer can render each directive through its own component.
+	Body        []Block
+	TOC         []Heading         // level-2 and level-3 headings, in order
+	Playgrounds []*PlaygroundSpec // every ```playground block, in order
+}
+
+// Block is one piece of a lesson body: exactly one field is set.
+type Block struct {
+	HTML       string          // rendered markdown (goldmark, raw HTML off): safe to emit as is
+	Playground *PlaygroundSpec // a ```playground block
+}
+
+// Heading is an entry of a lesson's table of contents.
+type Heading struct {
+	Level int    // 2 or 3
+	ID    string // the anchor id goldmark gave the heading
+	Text  string // plain text
+}
+
+// PlaygroundSpec is the parsed YAML of a ```playground fenced block.
+type PlaygroundSpec struct {
+	ID       string            // "pg-1", "pg-2", … in document order; unique within a lesson
+	Scenario string            `yaml:"scenario"`
+	Handlers []string          `yaml:"handlers"`
+	Script   string            `yaml:"script"`
+	Caption  string            `yaml:"caption"`
+	Expect   map[string]string `yaml:"expect"` // handler name → "ok", "duplicate-effect", "lost-effect"
+	File     string            // lesson file, for messages
+	Line     int               // 1-based line of the opening fence
+}
