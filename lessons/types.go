@@ -25,12 +25,15 @@ type Lesson struct {
 	Body        []Block
 	TOC         []Heading         // level-2 and level-3 headings, in order
 	Playgrounds []*PlaygroundSpec // every ```playground block, in order
+
+	orderLine int // file line of the order field, for duplicate-order messages
 }
 
 // Block is one piece of a lesson body: exactly one field is set.
 type Block struct {
 	HTML       string          // rendered markdown (goldmark, raw HTML off): safe to emit as is
 	Playground *PlaygroundSpec // a ```playground block
+	Directive  *DirectiveBlock // a block of a kind added through Options.Directives
 }
 
 // Heading is an entry of a lesson's table of contents.
@@ -50,4 +53,6 @@ type PlaygroundSpec struct {
 	Expect   map[string]string `yaml:"expect"` // handler name → "ok", "duplicate-effect", "lost-effect"
 	File     string            // lesson file, for messages
 	Line     int               // 1-based line of the opening fence
+
+	fieldLines map[string]int // key → file line, for messages (see FieldLine)
 }

@@ -1,0 +1,118 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+
+	"go.abhg.dev/goldmark/frontmatter"
+	"gopkg.in/yaml.v3"
+)
+
+// frontMatterKeys are the fields every lesson must set, in the order they are
+// documented.
+var frontMatterKeys = []string{"title", "summary", "order", "minutes", "objectives"}
+
+// yamlFrontMatter is the only front matter format accepted: "---" fences.
+// Its Unmarshal never panics.
+var yamlFrontMatter = frontmatter.Format{Name: "YAML", Delim: '-', Unmarshal: unmarshalYAML}
+
+// frontMatter is the decoded header of a lesson.
+type frontMatter struct {
+	Title, Summary string
+	Order, Minutes int
+	Objectives     []string
+	OrderLine      int // file line of the order key, for duplicate-order messages
+}
+
+// frontMatterState says whether a file starts with front matter and where it
+// ends, found by scanning the lines the way the frontmatter parser does. The
+// parser alone cannot tell "never closed" from "runs to the end of the file".
+type frontMatterState int
+
+const (
+	frontMatterMissing frontMatterState = iota
+	frontMatterUnclosed
+	frontMatterPresent
+)
+
+func scanFrontMatter(src []byte) frontMatterState {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	open := fenceDashes(lines[0])
+	if open == 0 {
+		return frontMatterMissing
+	}
+	for _, line := range lines[1:] {
+		if fenceDashes(line) == open {
+			return frontMatterPresent
+		}
+	}
+	return frontMatterUnclosed
+}
+
+// fenceDashes returns n when line is n ≥ 3 dashes (and a line ending), else 0.
+func fenceDashes(line []byte) int {
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	if len(line) < 3 || len(bytes.TrimLeft(line, "-")) != 0 {
+		return 0
+	}
+	return len(line)
+}
+
+// decodeFrontMatter checks the front matter's YAML root node. The YAML text
+// starts on line 2 of the file (after the opening "---"); bad receives file
+// lines.
+func decodeFrontMatter(root *yaml.Node, bad func(line int, msg string)) frontMatter {
+	const firstLine = 1 // the YAML's line 1 is the file's line 2
+	badYAML := func(yamlLine int, msg string) { bad(firstLine+yamlLine, msg) }
+	var fm frontMatter
+	if root == nil {
+		bad(1, "front matter is empty: want "+keyList(frontMatterKeys))
+		return fm
+	}
+	if root.Kind != yaml.MappingNode {
+		badYAML(root.Line, "front matter must be a YAML mapping of "+keyList(frontMatterKeys)+", not "+describeYAML(root))
+		return fm
+	}
+	seen := map[string]bool{}
+	for _, f := range mappingFields(root, badYAML) {
+		var msg string
+		switch f.Key {
+		case "title":
+			fm.Title, msg = stringValue("title", f.Value)
+		case "summary":
+			fm.Summary, msg = stringValue("summary", f.Value)
+		case "order":
+			fm.Order, msg = positiveIntValue("order", f.Value)
+			fm.OrderLine = firstLine + f.Line
+		case "minutes":
+			fm.Minutes, msg = positiveIntValue("minutes", f.Value)
+		case "objectives":
+			fm.Objectives = stringListValue("objectives", f.Value, badYAML)
+		default:
+			msg = fmt.Sprintf("unknown front matter field %q (want %s)", f.Key, keyList(frontMatterKeys))
+		}
+		seen[f.Key] = true
+		if msg != "" {
+			badYAML(f.Line, msg)
+		}
+	}
+	for _, key := range frontMatterKeys {
+		if !seen[key] {
+			bad(1, fmt.Sprintf("front matter: missing field %q", key))
+		}
+	}
+	return fm
+}
+
+// decodeFrontMatterNode decodes the front matter the parser found into its
+// root YAML node.
+func decodeFrontMatterNode(data *frontmatter.Data) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := data.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return resolveAlias(doc.Content[0]), nil
+}

@@ -1,0 +1,57 @@
+package lessons
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
+	course, err := Load(Embedded(), Options{})
+	if err != nil {
+		t.Fatalf("Load(Embedded()):\n%v", err)
+	}
+	if len(course.Lessons) < 2 {
+		t.Fatalf("got %d lessons, want at least 2", len(course.Lessons))
+	}
+	for i, l := range course.Lessons {
+		t.Run(l.Slug, func(t *testing.T) {
+			if l.Order != i+1 {
+				t.Errorf("order = %d, want %d (lessons sorted, orders 1..n)", l.Order, i+1)
+			}
+			if l.Title == "" || l.Summary == "" || l.Minutes == 0 || len(l.Objectives) == 0 {
+				t.Errorf("front matter incomplete: %+v", l)
+			}
+			if len(l.TOC) == 0 {
+				t.Error("no table of contents")
+			}
+			if len(l.Playgrounds) == 0 {
+				t.Error("no playground block")
+			}
+			if course.Lesson(l.Slug) != l {
+				t.Errorf("Lesson(%q) does not find the lesson", l.Slug)
+			}
+			var html strings.Builder
+			for _, b := range l.Body {
+				set := 0
+				if b.HTML != "" {
+					set++
+				}
+				if b.Playground != nil {
+					set++
+				}
+				if b.Directive != nil {
+					set++
+				}
+				if set != 1 {
+					t.Errorf("block %+v: %d fields set, want exactly 1", b, set)
+				}
+				html.WriteString(b.HTML)
+			}
+			for _, want := range []string{`class="callout `, `<pre class="chroma">`, `href="/lessons/`} {
+				if !strings.Contains(html.String(), want) {
+					t.Errorf("rendered body lacks %q", want)
+				}
+			}
+		})
+	}
+}

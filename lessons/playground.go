@@ -1,0 +1,130 @@
+package lessons
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Verdicts are the words a playground's expect map may use, one per handler.
+var Verdicts = []string{"ok", "duplicate-effect", "lost-effect"}
+
+// playgroundKeys are the keys a ```playground block may hold.
+var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect"}
+
+// ParsePlaygroundSpec parses and structurally validates the YAML body of a
+// ```playground block: every field has the right type, scenario, handlers,
+// script and caption are present, handlers are unique, and expect maps listed
+// handlers to verdicts. It does not know the engine's scenario and handler
+// names: that is Options.CheckPlayground's job.
+//
+// fenceLine is the file line of the opening fence; the YAML starts on the next
+// line. The returned error, if any, is a *LoadError listing every problem.
+func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSpec, error) {
+	spec := &PlaygroundSpec{File: file, Line: fenceLine, fieldLines: map[string]int{}}
+	var problems []Problem
+	badYAML := func(yamlLine int, msg string) {
+		problems = append(problems, Problem{File: file, Line: fenceLine + yamlLine, Msg: "playground: " + msg})
+	}
+	root, err := parseYAMLNode(body)
+	if err != nil {
+		line, msg := yamlErrorPosition(err)
+		badYAML(line, "invalid YAML: "+msg)
+		return nil, &LoadError{Problems: problems}
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		got := "nothing"
+		if root != nil {
+			got = describeYAML(root)
+		}
+		problems = append(problems, Problem{File: file, Line: fenceLine,
+			Msg: "playground: want a YAML mapping of scenario, handlers, script and caption, not " + got})
+		return nil, &LoadError{Problems: problems}
+	}
+	var expectNode *yaml.Node
+	for _, f := range mappingFields(root, badYAML) {
+		spec.fieldLines[f.Key] = fenceLine + f.Line
+		var msg string
+		switch f.Key {
+		case "scenario":
+			spec.Scenario, msg = stringValue("scenario", f.Value)
+		case "script":
+			spec.Script, msg = stringValue("script", f.Value)
+		case "caption":
+			spec.Caption, msg = stringValue("caption", f.Value)
+		case "handlers":
+			spec.Handlers = stringListValue("handlers", f.Value, badYAML)
+			for i, h := range spec.Handlers {
+				if slices.Contains(spec.Handlers[:i], h) {
+					msg = fmt.Sprintf("handlers: %q is listed twice", h)
+				}
+			}
+		case "expect":
+			expectNode = f.Value
+		default:
+			msg = fmt.Sprintf("unknown key %q (want %s)", f.Key, keyList(playgroundKeys))
+		}
+		if msg != "" {
+			badYAML(f.Line, msg)
+		}
+	}
+	for _, key := range playgroundKeys[:4] {
+		if _, ok := spec.fieldLines[key]; !ok {
+			problems = append(problems, Problem{File: file, Line: fenceLine, Msg: fmt.Sprintf("playground: missing %q", key)})
+		}
+	}
+	if expectNode != nil {
+		spec.Expect = parseExpect(expectNode, spec.Handlers, badYAML)
+	}
+	if len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
+	}
+	return spec, nil
+}
+
+// parseExpect reads the expect mapping: handler name → verdict.
+func parseExpect(node *yaml.Node, handlers []string, badYAML func(int, string)) map[string]string {
+	if node.Kind != yaml.MappingNode {
+		badYAML(node.Line, "expect must be a mapping of handler: verdict, not "+describeYAML(node))
+		return nil
+	}
+	expect := map[string]string{}
+	for _, f := range mappingFields(node, badYAML) {
+		verdict, msg := stringValue("expect "+f.Key, f.Value)
+		switch {
+		case msg != "":
+		case !slices.Contains(handlers, f.Key):
+			msg = fmt.Sprintf("expect names handler %q, which is not in handlers", f.Key)
+		case !slices.Contains(Verdicts, verdict):
+			msg = fmt.Sprintf("expect %s: %q is not a verdict (want %s)", f.Key, verdict, keyList(Verdicts))
+		}
+		if msg != "" {
+			badYAML(f.Line, msg)
+			continue
+		}
+		expect[f.Key] = verdict
+	}
+	return expect
+}
+
+// FieldLine returns the file line of one of the spec's keys ("scenario",
+// "script", …), or the fence line when the key was not written.
+func (s *PlaygroundSpec) FieldLine(field string) int {
+	if line, ok := s.fieldLines[field]; ok {
+		return line
+	}
+	return s.Line
+}
+
+// Query returns the spec as the query string of the playground and its API
+// (scenario=…&handlers=a,b&script=…), for links such as "open in the playground".
+func (s *PlaygroundSpec) Query() string {
+	return url.Values{
+		"scenario": {s.Scenario},
+		"handlers": {strings.Join(s.Handlers, ",")},
+		"script":   {s.Script},
+	}.Encode()
+}

@@ -1,0 +1,311 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
+	"go.abhg.dev/goldmark/frontmatter"
+
+	"idemlab/lessons/internal/callout"
+)
+
+// newMarkdown builds the one goldmark configuration used for every lesson.
+// Raw HTML stays disabled (no html.WithUnsafe): lesson text cannot inject
+// markup or scripts, so the rendered HTML is safe to emit as is.
+func newMarkdown() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(
+			extension.GFM, // tables, strikethrough, task lists, bare URLs as links
+			&frontmatter.Extender{Formats: []frontmatter.Format{yamlFrontMatter}},
+			callout.New(),
+			highlighting.NewHighlighting(
+				highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+				highlighting.WithGuessLanguage(false),
+			),
+		),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(lessonNodeRenderer{}, 100)),
+		),
+	)
+}
+
+// blockMarker separates Body blocks in the rendered HTML. It cannot come from
+// lesson text: with raw HTML off, goldmark escapes "<" in text and replaces
+// raw HTML with a different comment.
+const blockMarker = "<!--idemlab:block-->"
+
+var kindDirective = ast.NewNodeKind("LessonDirective")
+
+// directiveNode takes the place of a directive's fenced block in the AST:
+// either inline HTML, or the marker where a Block of its own goes.
+type directiveNode struct {
+	ast.BaseBlock
+	html  string
+	block bool
+}
+
+func (*directiveNode) Kind() ast.NodeKind { return kindDirective }
+func (n *directiveNode) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{"block": fmt.Sprint(n.block)}, nil)
+}
+
+var kindHeadingAnchor = ast.NewNodeKind("HeadingAnchor")
+
+// headingAnchor is the "#" link appended to h2/h3 headings.
+type headingAnchor struct {
+	ast.BaseInline
+	id string
+}
+
+func (*headingAnchor) Kind() ast.NodeKind { return kindHeadingAnchor }
+func (n *headingAnchor) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{"id": n.id}, nil)
+}
+
+type lessonNodeRenderer struct{}
+
+func (lessonNodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindDirective, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		n := node.(*directiveNode)
+		if entering {
+			if n.block {
+				_, _ = w.WriteString(blockMarker)
+			} else {
+				_, _ = w.WriteString(n.html)
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	reg.Register(kindHeadingAnchor, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			id := html.EscapeString(node.(*headingAnchor).id)
+			_, _ = w.WriteString(` <a class="heading-anchor" href="#` + id + `" aria-label="Link to this section">#</a>`)
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// lineIndex maps byte offsets of a file to 1-based line numbers.
+type lineIndex []int // offsets at which lines start
+
+func newLineIndex(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, b := range src {
+		if b == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+func (idx lineIndex) line(offset int) int {
+	return sort.Search(len(idx), func(i int) bool { return idx[i] > offset })
+}
+
+// nodeLine finds the file line of a node: its own text if it has any, else
+// the first line of the nearest block around it.
+func nodeLine(n ast.Node, idx lineIndex) int {
+	offset := -1
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			offset = t.Segment.Start
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for p := n; offset < 0 && p != nil; p = p.Parent() {
+		if p.Type() == ast.TypeBlock && p.Lines().Len() > 0 {
+			offset = p.Lines().At(0).Start
+		}
+	}
+	if offset < 0 {
+		return 1
+	}
+	return idx.line(offset)
+}
+
+// plainText is a heading's text without markup, for the table of contents.
+func plainText(n ast.Node, source []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(source))
+			if t.SoftLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(b.String())
+}
+
+// renderBody walks the parsed lesson once — table of contents and heading
+// anchors, lesson links, callout typos, directive blocks — then renders it
+// and cuts the HTML into Blocks at the directive markers.
+func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lineIndex) {
+	var headings []*ast.Heading
+	var links []*ast.Link
+	var quotes []*ast.Blockquote
+	var fences []*ast.FencedCodeBlock
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			headings = append(headings, n)
+		case *ast.Link:
+			links = append(links, n)
+		case *ast.Blockquote:
+			quotes = append(quotes, n)
+		case *ast.FencedCodeBlock:
+			fences = append(fences, n)
+		}
+		return ast.WalkContinue, nil
+	})
+
+	for _, h := range headings {
+		id, _ := h.AttributeString("id")
+		idText, _ := id.([]byte)
+		if h.Level < 2 || h.Level > 3 || len(idText) == 0 {
+			continue
+		}
+		lesson.TOC = append(lesson.TOC, Heading{Level: h.Level, ID: string(idText), Text: plainText(h, source)})
+		h.AppendChild(h, &headingAnchor{id: string(idText)})
+	}
+	for _, link := range links {
+		l.resolveLessonLink(lesson, link, idx)
+	}
+	for _, q := range quotes {
+		if word := callout.MarkerWord(q, source); word != "" {
+			l.problem(lesson.Path, nodeLine(q, idx), fmt.Sprintf("unknown callout [!%s] (want [!NOTE], [!TIP] or [!WARNING])", word))
+		}
+	}
+
+	var blocks []DirectiveBlock // values of directives that are Blocks of their own
+	counts := map[string]int{}
+	for _, fence := range fences {
+		if fence.Info == nil {
+			continue
+		}
+		lang := string(fence.Language(source))
+		fenceLine := idx.line(fence.Info.Segment.Start)
+		directive, ok := l.directives[lang]
+		if !ok {
+			if lang != "" && lexers.Get(lang) == nil {
+				l.problem(lesson.Path, fenceLine, fmt.Sprintf("unknown code block kind %q: not a directive (%s) nor a language the highlighter knows", lang, keyList(l.directiveKinds())))
+			}
+			continue
+		}
+		counts[lang]++
+		var body bytes.Buffer
+		for i := 0; i < fence.Lines().Len(); i++ {
+			seg := fence.Lines().At(i)
+			body.Write(seg.Value(source))
+		}
+		src := &DirectiveSource{
+			Kind:   lang,
+			Info:   strings.TrimSpace(strings.TrimPrefix(string(fence.Info.Segment.Value(source)), lang)),
+			Body:   body.Bytes(),
+			File:   lesson.Path,
+			Line:   fenceLine,
+			Index:  counts[lang],
+			Lesson: lesson.Slug,
+			FS:     l.fsys,
+		}
+		out, err := l.parseDirective(directive, src)
+		if err != nil {
+			l.problems = append(l.problems, problemsFromError(err, lesson.Path, fenceLine, nil)...)
+			continue
+		}
+		node := &directiveNode{html: out.HTML, block: out.Value != nil}
+		if node.block {
+			if _, top := fence.Parent().(*ast.Document); !top {
+				l.problem(lesson.Path, fenceLine, fmt.Sprintf("a ```%s block must be at the top level of the lesson, not inside a list or quote", lang))
+				continue
+			}
+			blocks = append(blocks, DirectiveBlock{Kind: lang, Value: out.Value, File: lesson.Path, Line: fenceLine})
+		}
+		fence.Parent().ReplaceChild(fence.Parent(), fence, node)
+	}
+
+	var rendered bytes.Buffer
+	if err := l.md.Renderer().Render(&rendered, source, doc); err != nil {
+		l.problem(lesson.Path, 0, "cannot render: "+err.Error())
+		return
+	}
+	parts := strings.Split(rendered.String(), blockMarker)
+	for i, part := range parts {
+		if strings.TrimSpace(part) != "" {
+			lesson.Body = append(lesson.Body, Block{HTML: part})
+		}
+		if i < len(blocks) {
+			if spec, ok := blocks[i].Value.(*PlaygroundSpec); ok {
+				lesson.Body = append(lesson.Body, Block{Playground: spec})
+				lesson.Playgrounds = append(lesson.Playgrounds, spec)
+			} else {
+				lesson.Body = append(lesson.Body, Block{Directive: &blocks[i]})
+			}
+		}
+	}
+}
+
+// parseDirective runs a directive's Parse, turning a panic in third-party
+// directive code into a problem rather than a crashed server.
+func (l *loader) parseDirective(d Directive, src *DirectiveSource) (out DirectiveOutput, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("```%s directive failed: %v", src.Kind, r)
+		}
+	}()
+	return d.Parse(src)
+}
+
+// resolveLessonLink checks a link that points at another lesson (other.md,
+// 02-other.md, /lessons/other) and rewrites the .md forms to /lessons/slug.
+func (l *loader) resolveLessonLink(lesson *Lesson, link *ast.Link, idx lineIndex) {
+	dest := string(link.Destination)
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return
+	}
+	var slug string
+	switch {
+	case strings.HasPrefix(u.Path, "/lessons/"):
+		slug = strings.TrimSuffix(strings.TrimPrefix(u.Path, "/lessons/"), "/")
+	case strings.HasSuffix(u.Path, ".md") && !strings.HasPrefix(u.Path, "/"):
+		slug = slugFromFileName(path.Base(u.Path))
+	default:
+		return
+	}
+	if _, ok := l.slugs[slug]; !ok {
+		l.problem(lesson.Path, nodeLine(link, idx), fmt.Sprintf("link to %q: there is no lesson %q", dest, slug))
+		return
+	}
+	target := "/lessons/" + slug
+	if u.Fragment != "" {
+		target += "#" + u.Fragment
+	}
+	link.Destination = []byte(target)
+}
