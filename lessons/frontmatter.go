@@ -66,15 +66,15 @@ func decodeFrontMatter(root *yaml.Node, bad func(line int, msg string)) frontMat
 	badYAML := func(yamlLine int, msg string) { bad(firstLine+yamlLine, msg) }
 	var fm frontMatter
 	if root == nil {
-		bad(1, "front matter is empty: want "+keyList(frontMatterKeys))
+		bad(1, "front matter is empty: want "+joinWords(frontMatterKeys, "and"))
 		return fm
 	}
 	if root.Kind != yaml.MappingNode {
-		badYAML(root.Line, "front matter must be a YAML mapping of "+keyList(frontMatterKeys)+", not "+describeYAML(root))
+		badYAML(root.Line, "front matter must be a YAML mapping of "+joinWords(frontMatterKeys, "and")+", not "+describeYAML(root))
 		return fm
 	}
 	seen := map[string]bool{}
-	for _, f := range mappingFields(root, badYAML) {
+	for _, f := range mappingFields(root, firstLine, badYAML) {
 		var msg string
 		switch f.Key {
 		case "title":
@@ -89,7 +89,10 @@ func decodeFrontMatter(root *yaml.Node, bad func(line int, msg string)) frontMat
 		case "objectives":
 			fm.Objectives = stringListValue("objectives", f.Value, badYAML)
 		default:
-			msg = fmt.Sprintf("unknown front matter field %q (want %s)", f.Key, keyList(frontMatterKeys))
+			msg = unknownWord("front matter field", f.Key, frontMatterKeys)
+			if guess := closestWord(f.Key, frontMatterKeys); guess != "" {
+				seen[guess] = true // reported as a typo, not also as missing
+			}
 		}
 		seen[f.Key] = true
 		if msg != "" {

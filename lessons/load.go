@@ -166,7 +166,7 @@ func (l *loader) loadLesson(name string) *Lesson {
 
 	switch scanFrontMatter(source) {
 	case frontMatterMissing:
-		bad(1, "missing front matter: start the file with a --- line, then "+keyList(frontMatterKeys)+", then ---")
+		bad(1, "missing front matter: start the file with a --- line, then "+joinWords(frontMatterKeys, "and")+", then ---")
 	case frontMatterUnclosed:
 		bad(1, "front matter is never closed: end it with a --- line")
 		return nil

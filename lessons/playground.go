@@ -35,17 +35,18 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 		badYAML(line, "invalid YAML: "+msg)
 		return nil, &LoadError{Problems: problems}
 	}
-	if root == nil || root.Kind != yaml.MappingNode {
-		got := "nothing"
-		if root != nil {
-			got = describeYAML(root)
-		}
-		problems = append(problems, Problem{File: file, Line: fenceLine,
-			Msg: "playground: want a YAML mapping of scenario, handlers, script and caption, not " + got})
+	const want = "a YAML mapping of scenario, handlers, script and caption"
+	if root == nil {
+		problems = append(problems, Problem{File: file, Line: fenceLine, Msg: "playground: the block is empty: want " + want})
+		return nil, &LoadError{Problems: problems}
+	}
+	if root.Kind != yaml.MappingNode {
+		badYAML(root.Line, "want "+want+", not "+describeYAML(root))
 		return nil, &LoadError{Problems: problems}
 	}
 	var expectNode *yaml.Node
-	for _, f := range mappingFields(root, badYAML) {
+	typos := map[string]bool{} // keys reported as misspelt, so not also as missing
+	for _, f := range mappingFields(root, fenceLine, badYAML) {
 		spec.fieldLines[f.Key] = fenceLine + f.Line
 		var msg string
 		switch f.Key {
@@ -65,19 +66,22 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 		case "expect":
 			expectNode = f.Value
 		default:
-			msg = fmt.Sprintf("unknown key %q (want %s)", f.Key, keyList(playgroundKeys))
+			msg = unknownWord("key", f.Key, playgroundKeys)
+			if guess := closestWord(f.Key, playgroundKeys); guess != "" {
+				typos[guess] = true
+			}
 		}
 		if msg != "" {
 			badYAML(f.Line, msg)
 		}
 	}
 	for _, key := range playgroundKeys[:4] {
-		if _, ok := spec.fieldLines[key]; !ok {
+		if _, ok := spec.fieldLines[key]; !ok && !typos[key] {
 			problems = append(problems, Problem{File: file, Line: fenceLine, Msg: fmt.Sprintf("playground: missing %q", key)})
 		}
 	}
 	if expectNode != nil {
-		spec.Expect = parseExpect(expectNode, spec.Handlers, badYAML)
+		spec.Expect = parseExpect(expectNode, spec.Handlers, fenceLine, badYAML)
 	}
 	if len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
@@ -86,13 +90,13 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 }
 
 // parseExpect reads the expect mapping: handler name → verdict.
-func parseExpect(node *yaml.Node, handlers []string, badYAML func(int, string)) map[string]string {
+func parseExpect(node *yaml.Node, handlers []string, fenceLine int, badYAML func(int, string)) map[string]string {
 	if node.Kind != yaml.MappingNode {
 		badYAML(node.Line, "expect must be a mapping of handler: verdict, not "+describeYAML(node))
 		return nil
 	}
 	expect := map[string]string{}
-	for _, f := range mappingFields(node, badYAML) {
+	for _, f := range mappingFields(node, fenceLine, badYAML) {
 		verdict, msg := stringValue("expect "+f.Key, f.Value)
 		switch {
 		case msg != "":

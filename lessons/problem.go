@@ -86,6 +86,17 @@ func problemsFromError(err error, file string, fallbackLine int, lineOf func(fie
 	return []Problem{{File: file, Line: line, Msg: err.Error()}}
 }
 
+// isYAMLParserError recognises the messages of yaml.v3's parser (parserc.go),
+// whose line numbers, unlike its scanner's, start at 0.
+func isYAMLParserError(msg string) bool {
+	for _, prefix := range []string{"did not find expected", "found duplicate %", "found incompatible YAML document", "found undefined tag handle"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // yamlErrorPosition splits a yaml.v3 syntax error into the 1-based line inside
@@ -96,8 +107,12 @@ func yamlErrorPosition(err error) (line int, msg string) {
 	if m := yamlLineError.FindStringSubmatch(text); m != nil {
 		n, convErr := strconv.Atoi(m[1])
 		if convErr == nil && n > 0 {
+			if isYAMLParserError(m[2]) {
+				n++ // yaml.v3 counts lines from 0 for parser (not scanner) errors
+			}
 			return n, m[2]
 		}
 	}
+	// yaml.v3 omits the line when it is the first one.
 	return 1, strings.TrimPrefix(text, "yaml: ")
 }

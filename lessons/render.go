@@ -29,7 +29,13 @@ import (
 func newMarkdown() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(
-			extension.GFM, // tables, strikethrough, task lists, bare URLs as links
+			// GFM, with table alignment as align attributes: style attributes
+			// would be blocked by a Content-Security-Policy without
+			// 'unsafe-inline' styles.
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough,
+			extension.TaskList,
+			extension.Linkify,
 			&frontmatter.Extender{Formats: []frontmatter.Format{yamlFrontMatter}},
 			callout.New(),
 			highlighting.NewHighlighting(
@@ -214,7 +220,11 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 		directive, ok := l.directives[lang]
 		if !ok {
 			if lang != "" && lexers.Get(lang) == nil {
-				l.problem(lesson.Path, fenceLine, fmt.Sprintf("unknown code block kind %q: not a directive (%s) nor a language the highlighter knows", lang, keyList(l.directiveKinds())))
+				msg := fmt.Sprintf("unknown code block kind %q: not a directive (%s) nor a language the highlighter knows", lang, keyList(l.directiveKinds()))
+				if guess := closestWord(lang, l.directiveKinds()); guess != "" {
+					msg = fmt.Sprintf("unknown code block kind %q: did you mean %q?", lang, guess)
+				}
+				l.problem(lesson.Path, fenceLine, msg)
 			}
 			continue
 		}

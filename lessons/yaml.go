@@ -74,9 +74,10 @@ type yamlField struct {
 }
 
 // mappingFields lists the keys of a mapping in order. Keys that are not
-// strings and repeated keys are reported through bad (with the key's line)
-// and left out.
-func mappingFields(m *yaml.Node, bad func(line int, msg string)) []yamlField {
+// strings and repeated keys are reported through bad (with the key's line in
+// the YAML text) and left out; lineOffset turns YAML lines into file lines
+// for the message.
+func mappingFields(m *yaml.Node, lineOffset int, bad func(line int, msg string)) []yamlField {
 	var fields []yamlField
 	seen := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -89,7 +90,7 @@ func mappingFields(m *yaml.Node, bad func(line int, msg string)) []yamlField {
 			continue
 		}
 		if first, dup := seen[key.Value]; dup {
-			bad(key.Line, fmt.Sprintf("key %q repeats the one on line %d", key.Value, first))
+			bad(key.Line, fmt.Sprintf("%q is set twice (first on line %d)", key.Value, lineOffset+first))
 			continue
 		}
 		seen[key.Value] = key.Line
@@ -100,6 +101,9 @@ func mappingFields(m *yaml.Node, bad func(line int, msg string)) []yamlField {
 
 // stringValue reads a non-empty string scalar, or says what is wrong.
 func stringValue(name string, v *yaml.Node) (string, string) {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		return "", name + " is empty"
+	}
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 		return "", fmt.Sprintf("%s must be a string, not %s", name, describeYAML(v))
 	}
@@ -149,10 +153,54 @@ func stringListValue(name string, v *yaml.Node, bad func(line int, msg string)) 
 	return out
 }
 
-// keyList formats allowed keys for a message: "a, b or c".
-func keyList(keys []string) string {
-	if len(keys) == 1 {
-		return keys[0]
+// keyList formats alternatives for a message: "a, b or c".
+func keyList(keys []string) string { return joinWords(keys, "or") }
+
+// joinWords formats a list for a message: "a, b and c".
+func joinWords(words []string, conjunction string) string {
+	if len(words) == 1 {
+		return words[0]
 	}
-	return strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " " + conjunction + " " + words[len(words)-1]
+}
+
+// unknownWord says that word is not one of known: "unknown key "handler":
+// did you mean "handlers"?" for a likely typo, else the list of known words.
+func unknownWord(what, word string, known []string) string {
+	if guess := closestWord(word, known); guess != "" {
+		return fmt.Sprintf("unknown %s %q: did you mean %q?", what, word, guess)
+	}
+	return fmt.Sprintf("unknown %s %q (want %s)", what, word, keyList(known))
+}
+
+// closestWord returns the known word that word is likely a typo of, or "".
+func closestWord(word string, known []string) string {
+	best, bestDistance := "", 3 // more than two edits away is not a typo
+	for _, k := range known {
+		if d := editDistance(word, k); d < bestDistance {
+			best, bestDistance = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -1,0 +1,64 @@
+package lessons
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestLoad_InvalidFixtures loads each folder of testdata/invalid and checks
+// the exact report an author would read (idemlab lint prints err.Error()).
+func TestLoad_InvalidFixtures(t *testing.T) {
+	cases := []struct {
+		folder string
+		want   string
+	}{
+		{"bad-file-name", "01-Bad_Name.md: file name must be NN-slug.md or slug.md, where the slug \"Bad_Name\" is lowercase letters, digits and single dashes"},
+		{"bad-yaml", "01-a.md:4: front matter: invalid YAML: did not find expected ',' or ']'"},
+		{"broken-links", "01-a.md:9: link to \"02-b.md\": there is no lesson \"b\"\n01-a.md:9: link to \"/lessons/c#x\": there is no lesson \"c\""},
+		{"duplicate-order", "02-b.md:4: order 1 is already used by 01-a.md"},
+		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
+		{"missing-fields", "01-a.md:1: front matter: missing field \"summary\"\n01-a.md:1: front matter: missing field \"minutes\"\n01-a.md:1: front matter: missing field \"objectives\""},
+		{"missing-front-matter", "01-a.md:1: missing front matter: start the file with a --- line, then title, summary, order, minutes and objectives, then ---"},
+		{"no-lessons", ".: no lessons: want at least one NN-slug.md file"},
+		{"not-a-mapping", "01-a.md:2: front matter must be a YAML mapping of title, summary, order, minutes and objectives, not a list"},
+		{"objective-items", "01-a.md:8: objectives item 2 is empty\n01-a.md:9: objectives item 3 must be a string, not a mapping"},
+		{"playground-bad-expect", "01-a.md:15: playground: expect increment: \"duplicated\" is not a verdict (want ok, duplicate-effect or lost-effect)\n01-a.md:16: playground: expect names handler \"mark-after\", which is not in handlers\n01-a.md:17: playground: expect dedupe-tx must be a string, not a list"},
+		{"playground-bad-yaml", "01-a.md:11: playground: invalid YAML: did not find expected ',' or ']'"},
+		{"playground-duplicate-handler", "01-a.md:11: playground: handlers: \"increment\" is listed twice"},
+		{"playground-empty", "01-a.md:9: playground: the block is empty: want a YAML mapping of scenario, handlers, script and caption"},
+		{"playground-missing-fields", "01-a.md:11: playground: missing \"handlers\"\n01-a.md:11: playground: missing \"script\"\n01-a.md:11: playground: missing \"caption\""},
+		{"playground-nested", "01-a.md:11: a ```playground block must be at the top level of the lesson, not inside a list or quote"},
+		{"playground-unknown-key", "01-a.md:11: playground: unknown key \"handler\": did you mean \"handlers\"?"},
+		{"playground-wrong-types", "01-a.md:10: playground: scenario must be a string, not a list\n01-a.md:11: playground: handlers must be a list, not a string\n01-a.md:12: playground: script must be a string, not an integer\n01-a.md:13: playground: caption is empty"},
+		{"repeated-field", "01-a.md:3: \"title\" is set twice (first on line 2)"},
+		{"unclosed-front-matter", "01-a.md:1: front matter is never closed: end it with a --- line"},
+		{"unknown-callout", "01-a.md:9: unknown callout [!CAUTION] (want [!NOTE], [!TIP] or [!WARNING])"},
+		{"unknown-code-kind", "01-a.md:9: unknown code block kind \"playgroud\": did you mean \"playground\"?"},
+		{"unknown-field", "01-a.md:7: unknown front matter field \"tags\" (want title, summary, order, minutes or objectives)"},
+		{"wrong-types", "01-a.md:2: title must be a string, not an integer\n01-a.md:3: summary must be a string, not a list\n01-a.md:4: order must be a whole number, not a string\n01-a.md:5: minutes must be 1 or more, not 0\n01-a.md:6: objectives must be a list, not a string"},
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "invalid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(cases) {
+		t.Errorf("testdata/invalid has %d folders, the table %d: keep them in step", len(entries), len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.folder, func(t *testing.T) {
+			course, err := Load(os.DirFS(filepath.Join("testdata", "invalid", tc.folder)), Options{})
+			if err == nil {
+				t.Fatalf("Load succeeded with %d lessons, want an error", len(course.Lessons))
+			}
+			var loadErr *LoadError
+			if !errors.As(err, &loadErr) {
+				t.Fatalf("error is %T, want *LoadError", err)
+			}
+			if got := err.Error(); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
