@@ -1,0 +1,407 @@
+package playground
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// schemaSQL is the ledger every scenario starts from; scenarios differ only
+// in their initial rows.
+const schemaSQL = `
+CREATE TABLE accounts(id TEXT PRIMARY KEY, balance INTEGER NOT NULL);
+CREATE TABLE orders(id TEXT PRIMARY KEY, state TEXT NOT NULL, shipped_at INTEGER);
+CREATE TABLE shipments(order_id TEXT NOT NULL, message_id TEXT NOT NULL, shipped_at INTEGER NOT NULL);
+CREATE TABLE processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER NOT NULL);
+`
+
+// tableOrder is the order tables appear in traces; tableColumns their columns.
+var tableOrder = []string{"accounts", "orders", "shipments", "processed_messages"}
+
+var tableColumns = map[string][]string{
+	"accounts":           {"id", "balance"},
+	"orders":             {"id", "state", "shipped_at"},
+	"shipments":          {"order_id", "message_id", "shipped_at"},
+	"processed_messages": {"message_id", "processed_at"},
+}
+
+// rowKey names a row in traces: the primary key, or "#rowid" for shipments.
+func rowKey(table string, rowid int64, values []any) string {
+	if table == "shipments" || len(values) == 0 {
+		return "#" + strconv.FormatInt(rowid, 10)
+	}
+	return fmt.Sprint(values[0])
+}
+
+var sqliteDriver = &sqlite.Driver{}
+
+// hookConn is what modernc.org/sqlite's connection offers for observing changes.
+type hookConn interface {
+	RegisterPreUpdateHook(sqlite.PreUpdateHookFn)
+	RegisterCommitHook(sqlite.CommitHookFn)
+	RegisterRollbackHook(sqlite.RollbackHookFn)
+}
+
+type restoreConn interface {
+	NewRestore(srcURI string) (*sqlite.Backup, error)
+}
+
+var (
+	memdbSeq    atomic.Int64 // unique memdb names within the process
+	openLedgers atomic.Int64 // ledgers not yet closed: the leak test watches it
+)
+
+func memdbURI(kind string) string {
+	return "file:/idemlab-" + kind + "-" + strconv.FormatInt(memdbSeq.Add(1), 10) + "?vfs=memdb"
+}
+
+// ledgerTemplate is a scenario's initial ledger, built once and kept in a
+// shared memdb database; every run restores it with SQLite's backup API,
+// which copies pages instead of re-running DDL.
+type ledgerTemplate struct {
+	uri     string
+	keep    driver.Conn // keeps the template alive for the life of the process
+	initial tableState
+}
+
+type tableState map[string]map[int64][]any // table → rowid → values
+
+func (s tableState) clone() tableState {
+	out := make(tableState, len(s))
+	for t, rows := range s {
+		m := make(map[int64][]any, len(rows))
+		for id, v := range rows {
+			m[id] = v // rows are never mutated in place, only replaced
+		}
+		out[t] = m
+	}
+	return out
+}
+
+func newLedgerTemplate(initSQL string) (*ledgerTemplate, error) {
+	uri := memdbURI("template")
+	c, err := sqliteDriver.Open(uri)
+	if err != nil {
+		return nil, err
+	}
+	if err := execRaw(c, schemaSQL+initSQL); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("template ledger: %w", err)
+	}
+	state, err := readTables(c)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &ledgerTemplate{uri: uri, keep: c, initial: state}, nil
+}
+
+func execRaw(c driver.Conn, q string, args ...driver.NamedValue) error {
+	_, err := c.(driver.ExecerContext).ExecContext(context.Background(), q, args)
+	return err
+}
+
+// readTables reads every table with its rowids; tests use it to check the
+// change-hook mirror against SQLite itself.
+func readTables(c driver.Conn) (tableState, error) {
+	state := tableState{}
+	for _, t := range tableOrder {
+		cols := tableColumns[t]
+		rows, err := c.(driver.QueryerContext).QueryContext(context.Background(), "SELECT rowid, "+strings.Join(cols, ", ")+" FROM "+t, nil)
+		if err != nil {
+			return nil, err
+		}
+		m := map[int64][]any{}
+		dest := make([]driver.Value, len(cols)+1)
+		for {
+			if err := rows.Next(dest); err != nil {
+				if err != io.EOF {
+					rows.Close()
+					return nil, err
+				}
+				break
+			}
+			vals := make([]any, len(cols))
+			for i := range cols {
+				vals[i] = normalize(dest[i+1])
+			}
+			m[dest[0].(int64)] = vals
+		}
+		rows.Close()
+		state[t] = m
+	}
+	return state, nil
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case []byte:
+		return string(x)
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	}
+	return v
+}
+
+// ledger is one run's private database: a pinned connection keeps the memdb
+// alive, each worker has its own connection, and the change hooks keep a Go
+// mirror of the committed rows so that snapshots never need a read lock.
+type ledger struct {
+	uri       string
+	pinned    *dbConn // also the janitor's connection (prune)
+	conns     []*dbConn
+	committed tableState
+	// onCommit is told about every committed batch of changes (effect counting).
+	onCommit func(changes []rowChange)
+}
+
+type dbConn struct {
+	l       *ledger
+	conn    driver.Conn
+	name    string
+	message string // the message whose handler is running, tags changes
+	inTx    bool
+
+	pending      []rowChange // changes of the open transaction
+	stmt         []rowChange // changes of the statement being executed
+	commitSeen   bool
+	rollbackSeen bool
+}
+
+// rowChange is one row changed by a statement, as the pre-update hook saw it.
+type rowChange struct {
+	Table    string
+	Op       string // insert, update, delete
+	OldRowID int64
+	NewRowID int64
+	Before   []any
+	After    []any
+	Message  string
+}
+
+func openLedger(t *ledgerTemplate) (*ledger, error) {
+	l := &ledger{uri: t.uri}
+	l.uri = memdbURI("ledger")
+	c, err := sqliteDriver.Open(l.uri)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.(restoreConn).NewRestore(t.uri)
+	if err == nil {
+		_, err = b.Step(-1)
+		if ferr := b.Finish(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("restore ledger: %w", err)
+	}
+	openLedgers.Add(1)
+	l.committed = t.initial.clone()
+	l.pinned = l.attach("janitor", c)
+	return l, nil
+}
+
+// conn opens a worker's connection. busy_timeout=0: a lock conflict comes
+// back at once as SQLITE_BUSY and the scheduler decides what runs next.
+func (l *ledger) conn(name string) (*dbConn, error) {
+	c, err := sqliteDriver.Open(l.uri + "&_pragma=busy_timeout(0)")
+	if err != nil {
+		return nil, err
+	}
+	return l.attach(name, c), nil
+}
+
+func (l *ledger) attach(name string, c driver.Conn) *dbConn {
+	dc := &dbConn{l: l, conn: c, name: name}
+	hc := c.(hookConn)
+	hc.RegisterPreUpdateHook(func(d sqlite.SQLitePreUpdateData) {
+		ch := rowChange{Table: d.TableName, OldRowID: d.OldRowID, NewRowID: d.NewRowID, Message: dc.message}
+		n := d.Count()
+		switch d.Op {
+		case sqlite3.SQLITE_INSERT:
+			ch.Op = "insert"
+			ch.After = make([]any, n)
+			d.New(ch.After...)
+		case sqlite3.SQLITE_DELETE:
+			ch.Op = "delete"
+			ch.Before = make([]any, n)
+			d.Old(ch.Before...)
+		default:
+			ch.Op = "update"
+			ch.Before = make([]any, n)
+			ch.After = make([]any, n)
+			d.Old(ch.Before...)
+			d.New(ch.After...)
+		}
+		for _, vs := range [][]any{ch.Before, ch.After} {
+			for i := range vs {
+				vs[i] = normalize(vs[i])
+			}
+		}
+		dc.stmt = append(dc.stmt, ch)
+	})
+	hc.RegisterCommitHook(func() int32 { dc.commitSeen = true; return 0 })
+	hc.RegisterRollbackHook(func() { dc.rollbackSeen = true })
+	l.conns = append(l.conns, dc)
+	return dc
+}
+
+// execResult is what one statement did.
+type execResult struct {
+	Rows      int64 // rows affected (writes)
+	Found     int64 // rows returned (queries)
+	Err       error
+	Busy      bool
+	Changes   []rowChange // made by this statement (visible to its transaction)
+	Committed []rowChange // became visible to everyone with this statement
+	Reverted  []rowChange // undone by a rollback during this statement
+}
+
+func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, query bool) execResult {
+	c.commitSeen, c.rollbackSeen = false, false
+	c.stmt = c.stmt[:0]
+	var res execResult
+	if query {
+		var rows driver.Rows
+		rows, res.Err = c.conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+		if res.Err == nil {
+			dest := make([]driver.Value, len(rows.Columns()))
+			for {
+				if err := rows.Next(dest); err != nil {
+					if err != io.EOF {
+						res.Err = err
+					}
+					break
+				}
+				res.Found++
+			}
+			rows.Close()
+		}
+	} else {
+		var r driver.Result
+		r, res.Err = c.conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+		if res.Err == nil {
+			res.Rows, _ = r.RowsAffected()
+		}
+	}
+	if res.Err != nil {
+		var se *sqlite.Error
+		if errors.As(res.Err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
+			res.Busy = true
+		}
+	}
+	if res.Err == nil && len(c.stmt) > 0 {
+		// A failed statement is undone by SQLite: its changes never happened.
+		res.Changes = append([]rowChange(nil), c.stmt...)
+	}
+	if c.rollbackSeen {
+		res.Reverted = c.pending
+		c.pending = nil
+		c.inTx = false
+		return res
+	}
+	c.pending = append(c.pending, res.Changes...)
+	if c.commitSeen && res.Err == nil {
+		res.Committed = c.pending
+		c.pending = nil
+		c.l.apply(res.Committed)
+	}
+	return res
+}
+
+func (l *ledger) apply(changes []rowChange) {
+	for _, ch := range changes {
+		rows := l.committed[ch.Table]
+		if rows == nil {
+			rows = map[int64][]any{}
+			l.committed[ch.Table] = rows
+		}
+		switch ch.Op {
+		case "insert":
+			rows[ch.NewRowID] = ch.After
+		case "delete":
+			delete(rows, ch.OldRowID)
+		default:
+			delete(rows, ch.OldRowID)
+			rows[ch.NewRowID] = ch.After
+		}
+	}
+	if l.onCommit != nil && len(changes) > 0 {
+		l.onCommit(changes)
+	}
+}
+
+// snapshot renders the committed rows for the trace, in table order and
+// rowid order.
+func (l *ledger) snapshot() []TableRows {
+	out := make([]TableRows, 0, len(tableOrder))
+	for _, t := range tableOrder {
+		rows := l.committed[t]
+		ids := make([]int64, 0, len(rows))
+		for id := range rows {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		tr := TableRows{Table: t, Columns: tableColumns[t], Rows: make([]Row, len(ids))}
+		for i, id := range ids {
+			tr.Rows[i] = Row{Key: rowKey(t, id, rows[id]), Values: rows[id]}
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// close closes every connection; closing the last one frees the memdb.
+func (l *ledger) close() {
+	for i := len(l.conns) - 1; i >= 0; i-- {
+		l.conns[i].conn.Close()
+	}
+	l.conns = nil
+	openLedgers.Add(-1)
+}
+
+// sqlChecker prepares learner statements against the schema at parse time,
+// so a typo is reported with its line before anything runs.
+var sqlChecker struct {
+	sync.Mutex
+	conn driver.Conn
+}
+
+func checkSQL(st *statement) error {
+	if isTxVerb(st.Verb) {
+		return nil
+	}
+	sqlChecker.Lock()
+	defer sqlChecker.Unlock()
+	if sqlChecker.conn == nil {
+		c, err := sqliteDriver.Open(memdbURI("checker"))
+		if err != nil {
+			return err
+		}
+		if err := execRaw(c, schemaSQL); err != nil {
+			c.Close()
+			return err
+		}
+		sqlChecker.conn = c
+	}
+	s, err := sqlChecker.conn.Prepare(st.SQL)
+	if err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "SQL logic error: "))
+	}
+	s.Close()
+	return nil
+}

@@ -1,0 +1,293 @@
+package playground
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Message kinds.
+const (
+	KindCredit = "credit" // add Amount to AccountID's balance
+	KindShip   = "ship"   // ship OrderID: state 'shipped' and exactly one shipment row
+)
+
+// Message is one message the producer publishes. Its ID is stable across
+// redeliveries and republishes; that is what a consumer can deduplicate on.
+type Message struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	AccountID string `json:"account_id,omitempty"`
+	Amount    int64  `json:"amount,omitempty"`
+	// Balance is the balance after this credit when messages are applied once
+	// each in publish order: what a producer sending absolute values would send.
+	Balance int64  `json:"balance,omitempty"`
+	OrderID string `json:"order_id,omitempty"`
+}
+
+// Account and Order are a scenario's initial ledger rows.
+type Account struct {
+	ID      string `json:"id"`
+	Balance int64  `json:"balance"`
+}
+
+type Order struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// BrokerSettings are the knobs of the simulated broker. One tick is the
+// scenario's TickUnit (a second for queues, an hour for webhook retention).
+type BrokerSettings struct {
+	LeaseTicks     int64 `json:"lease_ticks"`     // visibility timeout / ack deadline
+	MaxDeliveries  int   `json:"max_deliveries"`  // then the message is dead-lettered
+	RetentionTicks int64 `json:"retention_ticks"` // prune's default older-than
+	Workers        int   `json:"workers"`
+}
+
+// Scenario is a built-in story: an initial ledger, the messages, the broker
+// settings, a default script and the handlers it compares.
+type Scenario struct {
+	Name          string         `json:"name"`
+	Title         string         `json:"title"`
+	Story         string         `json:"story"`
+	Handlers      []string       `json:"handlers"`
+	DefaultScript string         `json:"default_script"`
+	Workers       []string       `json:"workers"`
+	Messages      []Message      `json:"messages"`
+	Settings      BrokerSettings `json:"settings"`
+	Accounts      []Account      `json:"accounts"`
+	Orders        []Order        `json:"orders"`
+	TickUnit      string         `json:"tick_unit"`
+
+	once    sync.Once
+	tmpl    *ledgerTemplate
+	tmplErr error
+}
+
+func credit(id, account string, amount int64) Message {
+	return Message{ID: id, Kind: KindCredit, AccountID: account, Amount: amount}
+}
+
+func ship(id, order string) Message { return Message{ID: id, Kind: KindShip, OrderID: order} }
+
+var scenarioList = []*Scenario{
+	{
+		Name:  "lost-ack",
+		Title: "The ack that never arrived",
+		Story: "An SQS consumer credits the account, commits, and calls DeleteMessage, but the call times out. " +
+			"SQS never learns the message was handled, so after the 30-second visibility timeout it delivers it again. " +
+			"AWS says standard queues deliver at least once and tells you to make the consumer idempotent.",
+		Handlers:      []string{"increment", "dedupe-tx"},
+		DefaultScript: "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("msg-1", "acc-1", 50), credit("msg-2", "acc-1", 20)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "crash-before-ack",
+		Title: "Committed, then killed before the ack",
+		Story: "A worker commits its transaction and is killed (a deploy, the OOM killer) before it acks. " +
+			"Temporal retries an activity whose worker crashed before reporting; Sidekiq re-runs a job it lost track of. " +
+			"The redelivery is harmless only if the record of the message committed together with the effect.",
+		Handlers:      []string{"increment", "dedupe-tx"},
+		DefaultScript: "deliver msg-1 crash-before-ack; redeliver msg-1",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("msg-1", "acc-1", 40), credit("msg-2", "acc-1", 25)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "lease-expiry",
+		Title: "A slow handler outlives its lease",
+		Story: "A job takes 45 seconds on a queue with a 30-second visibility timeout. " +
+			"The message becomes visible again while worker A is still busy, worker B receives it, and A's late delete is refused. " +
+			"River and Oban rescue jobs they think are stuck the same way, and say it can run a job twice.",
+		Handlers:      []string{"increment", "dedupe-tx"},
+		DefaultScript: "start msg-1 on A; expire msg-1; redeliver msg-1 to B; finish A",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("msg-1", "acc-1", 70)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "webhook-retry",
+		Title: "A payment webhook retried while the first is still running",
+		Story: "Stripe posts payment_intent.succeeded and gives up waiting for the answer, then retries the same event id. " +
+			"The retry lands on another instance while the first request is still inside its transaction. " +
+			"An in-process cache of ids only knows what its own instance saw; a primary key in the database makes the retry wait, then skip.",
+		Handlers:      []string{"increment", "memory-filter", "dedupe-tx"},
+		DefaultScript: "start evt-1 on A; step A 2; publish evt-1 to B; finish A",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("evt-1", "acc-1", 4200)},
+		Accounts:      []Account{{"acc-1", 10000}},
+		Settings:      BrokerSettings{LeaseTicks: 10, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "concurrent-duplicate",
+		Title: "Two workers race on one message",
+		Story: "An SQS standard queue occasionally hands out two copies of a message, and two consumers receive them at the same moment. " +
+			"Each checks the dedupe table, finds nothing, and goes ahead. " +
+			"Only a check that is part of the same atomic write (a primary key in the transaction) stops the second one.",
+		Handlers:      []string{"check-then-insert", "dedupe-tx"},
+		DefaultScript: "start msg-1 on A; start msg-1 on B; step A; step B; step A; step B; finish A; finish B",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("msg-1", "acc-1", 30)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "topic-replay",
+		Title: "A topic replayed from offset 0",
+		Story: "A Kafka consumer group is recreated with auto.offset.reset=earliest, or its committed offsets expired after seven idle days. " +
+			"It reads the whole seven-day log again from offset 0. " +
+			"Increments count every message twice; absolute values replayed in order and deduplicated credits survive.",
+		Handlers:      []string{"increment", "set-value", "dedupe-tx"},
+		DefaultScript: "deliver msg-1; deliver msg-2; deliver msg-3; replay",
+		Workers:       []string{"A"},
+		Messages:      []Message{credit("msg-1", "acc-1", 10), credit("msg-2", "acc-1", 20), credit("msg-3", "acc-1", 30)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "early-prune",
+		Title: "The dedupe table forgot too early",
+		Story: "The dedupe table keeps ids for 24 hours, but Stripe retries a failed webhook for up to three days. " +
+			"A retry that arrives after the prune finds no id and is applied again. " +
+			"Retention must outlast every way a message can come back; brandur's idempotency keys are kept 72 hours for that reason.",
+		Handlers:      []string{"dedupe-tx", "conditional"},
+		DefaultScript: "deliver pay-1 lose-ack; advance 48; prune; publish pay-1",
+		Workers:       []string{"A"},
+		Messages:      []Message{credit("pay-1", "acc-1", 900)},
+		Accounts:      []Account{{"acc-1", 1000}},
+		Settings:      BrokerSettings{LeaseTicks: 1, MaxDeliveries: 5, RetentionTicks: 24},
+		TickUnit:      "hour",
+	},
+	{
+		Name:  "restart-filter",
+		Title: "An in-process filter forgets on restart",
+		Story: "A consumer keeps the ids it has handled in a set in memory, like the optional local cache of AWS Lambda Powertools' idempotency utility. " +
+			"The ack is lost, a deploy restarts the process, and the redelivery meets an empty set. " +
+			"A cache in front of the dedupe table saves work; it cannot replace it.",
+		Handlers:      []string{"memory-filter", "filter-dedupe"},
+		DefaultScript: "deliver msg-1 lose-ack; restart A; redeliver msg-1",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("msg-1", "acc-1", 60)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "order-shipping",
+		Title: "One paid order, two parcels",
+		Story: "A warehouse service ships an order when order.paid arrives. " +
+			"The ack is lost and another worker receives the message again, as RabbitMQ does when a channel closes with unacked deliveries. " +
+			"A naive handler ships a second parcel; an UPDATE guarded by WHERE state = 'paid' lets exactly one delivery win.",
+		Handlers:      []string{"increment", "conditional"},
+		DefaultScript: "deliver ship-1 lose-ack; deliver ship-2; redeliver ship-1 to B",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{ship("ship-1", "ord-1"), ship("ship-2", "ord-2")},
+		Orders:        []Order{{"ord-1", "paid"}, {"ord-2", "paid"}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 20, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+	{
+		Name:  "crash-mid-handler",
+		Title: "Killed between two statements",
+		Story: "The process dies between two statements of the handler: kill -9 during a deploy, or a pod evicted mid-request. " +
+			"What had committed by then decides the retry: if the id was recorded first the effect is lost, if the effect came first it is applied twice. " +
+			"Only an id committed in the same transaction as the effect survives every crash point.",
+		Handlers:      []string{"mark-before", "mark-after", "dedupe-tx"},
+		DefaultScript: "deliver msg-1 crash-after 4; redeliver msg-1 to B",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("msg-1", "acc-1", 80)},
+		Accounts:      []Account{{"acc-1", 100}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
+}
+
+var scenarioByName = func() map[string]*Scenario {
+	m := map[string]*Scenario{}
+	for _, sc := range scenarioList {
+		sc.Settings.Workers = len(sc.Workers)
+		balances := map[string]int64{}
+		for _, a := range sc.Accounts {
+			balances[a.ID] = a.Balance
+		}
+		for i := range sc.Messages {
+			msg := &sc.Messages[i]
+			if msg.Kind == KindCredit {
+				balances[msg.AccountID] += msg.Amount
+				msg.Balance = balances[msg.AccountID]
+			}
+		}
+		m[sc.Name] = sc
+	}
+	return m
+}()
+
+// Scenarios returns the built-in scenarios in teaching order.
+func Scenarios() []*Scenario { return append([]*Scenario(nil), scenarioList...) }
+
+// LookupScenario returns a built-in scenario; the error lists the known names.
+func LookupScenario(name string) (*Scenario, error) {
+	if sc, ok := scenarioByName[name]; ok {
+		return sc, nil
+	}
+	names := make([]string, len(scenarioList))
+	for i, sc := range scenarioList {
+		names[i] = sc.Name
+	}
+	return nil, &InputError{Field: "scenario", Msg: fmt.Sprintf("unknown scenario %q; scenarios are %s", clip(name), strings.Join(names, ", "))}
+}
+
+// Message returns the scenario's message with the id, or nil.
+func (sc *Scenario) Message(id string) *Message {
+	for i := range sc.Messages {
+		if sc.Messages[i].ID == id {
+			return &sc.Messages[i]
+		}
+	}
+	return nil
+}
+
+// CheckScript reports the first event that names a message or worker the
+// scenario does not have: "event 3: unknown worker C; workers are A, B".
+func (sc *Scenario) CheckScript(s *Script) error {
+	for i, ev := range s.Events {
+		if ev.Message != "" && sc.Message(ev.Message) == nil {
+			ids := make([]string, len(sc.Messages))
+			for j, m := range sc.Messages {
+				ids[j] = m.ID
+			}
+			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: unknown message %s; messages are %s", i+1, ev.Message, strings.Join(ids, ", "))}
+		}
+		if ev.Worker != "" && !contains(sc.Workers, ev.Worker) {
+			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: unknown worker %s; workers are %s", i+1, ev.Worker, strings.Join(sc.Workers, ", "))}
+		}
+	}
+	return nil
+}
+
+// template builds the scenario's initial ledger once per process.
+func (sc *Scenario) template() (*ledgerTemplate, error) {
+	sc.once.Do(func() {
+		var b strings.Builder
+		for _, a := range sc.Accounts {
+			fmt.Fprintf(&b, "INSERT INTO accounts(id, balance) VALUES ('%s', %d);\n", a.ID, a.Balance)
+		}
+		for _, o := range sc.Orders {
+			fmt.Fprintf(&b, "INSERT INTO orders(id, state) VALUES ('%s', '%s');\n", o.ID, o.State)
+		}
+		sc.tmpl, sc.tmplErr = newLedgerTemplate(b.String())
+	})
+	return sc.tmpl, sc.tmplErr
+}

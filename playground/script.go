@@ -1,0 +1,286 @@
+package playground
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Limits on what one request may ask for. Over a limit is an InputError,
+// never a silent truncation.
+const (
+	MaxScriptBytes   = 8 << 10
+	MaxScriptEvents  = 200
+	MaxHandlers      = 4
+	MaxWorkers       = 3
+	MaxMessages      = 50
+	maxStepCount     = 100
+	maxCrashAfter    = 100
+	maxAdvanceTicks  = 1_000_000
+	maxHandlerBytes  = 4 << 10
+	maxHandlerStmts  = 32
+	maxSchedulerRuns = 10_000
+)
+
+// Event kinds of the script grammar (see the package documentation).
+const (
+	EventDeliver   = "deliver"
+	EventRedeliver = "redeliver"
+	EventPublish   = "publish"
+	EventStart     = "start"
+	EventStep      = "step"
+	EventFinish    = "finish"
+	EventCrash     = "crash"
+	EventExpire    = "expire"
+	EventRestart   = "restart"
+	EventReplay    = "replay"
+	EventPrune     = "prune"
+	EventAdvance   = "advance"
+)
+
+// Fault kinds that may follow deliver, redeliver and publish.
+const (
+	FaultLoseAck        = "lose-ack"
+	FaultCrashBeforeAck = "crash-before-ack"
+	FaultCrashAfter     = "crash-after"
+)
+
+// Event is one parsed script event. Zero values mean "not given": Worker ""
+// is the scenario's first (idle) worker, N 0 is the event's default.
+type Event struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message,omitempty"`
+	Worker  string `json:"worker,omitempty"`
+	Fault   string `json:"fault,omitempty"`
+	// FaultAfter is N of crash-after N.
+	FaultAfter int `json:"fault_after,omitempty"`
+	// N is the count of step, the ticks of advance and the older-than of prune.
+	N int64 `json:"n,omitempty"`
+	// OlderThan tells whether prune was given older-than (0 is a valid T).
+	OlderThan bool `json:"older_than,omitempty"`
+}
+
+// Script is the ordered list of events a learner triggered.
+type Script struct {
+	Events []Event
+}
+
+// ParseScript parses the script grammar. Errors name the event number
+// (1-based): "event 3: step needs a worker, e.g. step A".
+func ParseScript(text string) (*Script, error) {
+	if len(text) > MaxScriptBytes {
+		return nil, &InputError{Field: "script", Msg: fmt.Sprintf("the script is %d bytes; the limit is %d", len(text), MaxScriptBytes)}
+	}
+	s := &Script{}
+	for _, line := range strings.Split(text, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		for _, part := range strings.Split(line, ";") {
+			fields := strings.Fields(part)
+			if len(fields) == 0 {
+				continue
+			}
+			n := len(s.Events) + 1
+			if n > MaxScriptEvents {
+				return nil, &InputError{Field: "script", Msg: fmt.Sprintf("event %d: the script has more than %d events", n, MaxScriptEvents)}
+			}
+			ev, err := parseEvent(fields)
+			if err != nil {
+				return nil, &InputError{Field: "script", Msg: fmt.Sprintf("event %d: %s", n, err)}
+			}
+			s.Events = append(s.Events, ev)
+		}
+	}
+	return s, nil
+}
+
+func parseEvent(f []string) (Event, error) {
+	ev := Event{Kind: f[0]}
+	args := f[1:]
+	switch ev.Kind {
+	case EventDeliver, EventRedeliver, EventPublish:
+		if len(args) == 0 {
+			return ev, fmt.Errorf("%s needs a message id, e.g. %s msg-1", ev.Kind, ev.Kind)
+		}
+		if err := checkName("message id", args[0]); err != nil {
+			return ev, err
+		}
+		ev.Message, args = args[0], args[1:]
+		if len(args) >= 2 && args[0] == "to" {
+			if err := checkName("worker", args[1]); err != nil {
+				return ev, err
+			}
+			ev.Worker, args = args[1], args[2:]
+		} else if len(args) == 1 && args[0] == "to" {
+			return ev, fmt.Errorf("to needs a worker, e.g. to B")
+		}
+		if len(args) > 0 {
+			switch args[0] {
+			case FaultLoseAck, FaultCrashBeforeAck:
+				ev.Fault, args = args[0], args[1:]
+			case FaultCrashAfter:
+				if len(args) < 2 {
+					return ev, fmt.Errorf("crash-after needs a statement count, e.g. crash-after 2")
+				}
+				n, err := parseCount("crash-after", args[1], 1, maxCrashAfter)
+				if err != nil {
+					return ev, err
+				}
+				ev.Fault, ev.FaultAfter, args = FaultCrashAfter, int(n), args[2:]
+			default:
+				return ev, fmt.Errorf("unexpected %q after %s %s; expected to W, lose-ack, crash-before-ack or crash-after N", args[0], ev.Kind, ev.Message)
+			}
+		}
+	case EventStart:
+		if len(args) < 3 || args[1] != "on" {
+			return ev, fmt.Errorf("start needs a message and a worker, e.g. start msg-1 on A")
+		}
+		if err := checkName("message id", args[0]); err != nil {
+			return ev, err
+		}
+		if err := checkName("worker", args[2]); err != nil {
+			return ev, err
+		}
+		ev.Message, ev.Worker, args = args[0], args[2], args[3:]
+	case EventStep:
+		if len(args) == 0 {
+			return ev, fmt.Errorf("step needs a worker, e.g. step A")
+		}
+		if err := checkName("worker", args[0]); err != nil {
+			return ev, err
+		}
+		ev.Worker, args = args[0], args[1:]
+		if len(args) > 0 {
+			n, err := parseCount("step", args[0], 1, maxStepCount)
+			if err != nil {
+				return ev, err
+			}
+			ev.N, args = n, args[1:]
+		}
+	case EventFinish, EventCrash, EventRestart:
+		if len(args) == 0 {
+			return ev, fmt.Errorf("%s needs a worker, e.g. %s A", ev.Kind, ev.Kind)
+		}
+		if err := checkName("worker", args[0]); err != nil {
+			return ev, err
+		}
+		ev.Worker, args = args[0], args[1:]
+	case EventExpire:
+		if len(args) == 0 {
+			return ev, fmt.Errorf("expire needs a message id, e.g. expire msg-1")
+		}
+		if err := checkName("message id", args[0]); err != nil {
+			return ev, err
+		}
+		ev.Message, args = args[0], args[1:]
+	case EventReplay:
+	case EventPrune:
+		if len(args) > 0 {
+			if args[0] != "older-than" || len(args) < 2 {
+				return ev, fmt.Errorf("prune takes an optional older-than T, e.g. prune older-than 24")
+			}
+			n, err := parseCount("older-than", args[1], 0, maxAdvanceTicks)
+			if err != nil {
+				return ev, err
+			}
+			ev.N, ev.OlderThan, args = n, true, args[2:]
+		}
+	case EventAdvance:
+		if len(args) == 0 {
+			return ev, fmt.Errorf("advance needs a tick count, e.g. advance 30")
+		}
+		n, err := parseCount("advance", args[0], 1, maxAdvanceTicks)
+		if err != nil {
+			return ev, err
+		}
+		ev.N, args = n, args[1:]
+	default:
+		return ev, fmt.Errorf("unknown event %q; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance", clip(ev.Kind))
+	}
+	if len(args) > 0 {
+		return ev, fmt.Errorf("unexpected %q at the end of %s", clip(args[0]), ev.Kind)
+	}
+	return ev, nil
+}
+
+func parseCount(what, s string, min, max int64) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < min || n > max {
+		return 0, fmt.Errorf("%s needs a whole number from %d to %d, not %q", what, min, max, clip(s))
+	}
+	return n, nil
+}
+
+// checkName accepts the characters of message ids and worker names, so that
+// a printed script never needs quoting.
+func checkName(what, s string) error {
+	if len(s) > 40 {
+		return fmt.Errorf("%s %q is longer than 40 characters", what, clip(s))
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("%s %q may only contain letters, digits, '-', '_' and '.'", what, clip(s))
+		}
+	}
+	switch s {
+	case "to", "on", "older-than", FaultLoseAck, FaultCrashBeforeAck, FaultCrashAfter:
+		return fmt.Errorf("%s %q is a keyword", what, s)
+	}
+	return nil
+}
+
+// clip keeps error messages short when the input is long or binary.
+func clip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// String prints the event in its canonical form.
+func (e Event) String() string {
+	var b strings.Builder
+	b.WriteString(e.Kind)
+	switch e.Kind {
+	case EventDeliver, EventRedeliver, EventPublish:
+		b.WriteString(" " + e.Message)
+		if e.Worker != "" {
+			b.WriteString(" to " + e.Worker)
+		}
+		if e.Fault != "" {
+			b.WriteString(" " + e.Fault)
+			if e.Fault == FaultCrashAfter {
+				b.WriteString(" " + strconv.Itoa(e.FaultAfter))
+			}
+		}
+	case EventStart:
+		b.WriteString(" " + e.Message + " on " + e.Worker)
+	case EventStep:
+		b.WriteString(" " + e.Worker)
+		if e.N != 0 {
+			b.WriteString(" " + strconv.FormatInt(e.N, 10))
+		}
+	case EventFinish, EventCrash, EventRestart:
+		b.WriteString(" " + e.Worker)
+	case EventExpire:
+		b.WriteString(" " + e.Message)
+	case EventPrune:
+		if e.OlderThan {
+			b.WriteString(" older-than " + strconv.FormatInt(e.N, 10))
+		}
+	case EventAdvance:
+		b.WriteString(" " + strconv.FormatInt(e.N, 10))
+	}
+	return b.String()
+}
+
+// String prints the script canonically: events joined by "; ".
+// ParseScript(s.String()) gives back the same events.
+func (s *Script) String() string {
+	parts := make([]string, len(s.Events))
+	for i, e := range s.Events {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, "; ")
+}

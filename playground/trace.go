@@ -1,0 +1,210 @@
+package playground
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Trace is the whole result of a run: everything a UI needs to draw the
+// sequence diagram, the ledgers, the chart and the SQL, without re-running.
+// The package documentation describes each field with an example.
+type Trace struct {
+	Scenario string          `json:"scenario"`
+	Title    string          `json:"title"`
+	Script   string          `json:"script"` // canonical form
+	Seed     int64           `json:"seed"`
+	TickUnit string          `json:"tick_unit"`
+	Settings BrokerSettings  `json:"settings"`
+	Workers  []string        `json:"workers"`
+	Messages []Message       `json:"messages"`
+	Events   []EventInfo     `json:"events"`
+	Handlers []*HandlerTrace `json:"handlers"`
+}
+
+// EventInfo is one script event. Tick is the clock after the event in the
+// first handler's run (each handler's frames carry their own ticks).
+type EventInfo struct {
+	Index   int    `json:"index"` // 1-based, as in "event 3: …"
+	Text    string `json:"text"`  // canonical
+	Kind    string `json:"kind"`
+	Worker  string `json:"worker,omitempty"`
+	Message string `json:"message,omitempty"`
+	Tick    int64  `json:"tick"`
+}
+
+// HandlerTrace is one handler's run against its own fresh ledger.
+type HandlerTrace struct {
+	Name            string      `json:"name"`
+	Description     string      `json:"description"`
+	Idempotent      bool        `json:"idempotent"`
+	Why             string      `json:"why"`
+	OK              bool        `json:"ok"`      // the final ledger equals the expected one
+	Verdict         string      `json:"verdict"` // ok, duplicate-effect or lost-effect
+	Violations      []Violation `json:"violations"`
+	FirstDivergence *Divergence `json:"first_divergence"`
+	Expected        []Figure    `json:"expected"`
+	Actual          []Figure    `json:"actual"`
+	Ledger          []TableRows `json:"ledger"` // final committed rows
+	Frames          []Frame     `json:"frames"` // one per event
+	Steps           []Step      `json:"steps"`
+}
+
+// Verdict words.
+const (
+	VerdictOK        = "ok"
+	VerdictDuplicate = "duplicate-effect"
+	VerdictLost      = "lost-effect"
+)
+
+// Violation explains a divergence by message.
+type Violation struct {
+	Kind      string `json:"kind"` // duplicate-effect or lost-effect
+	MessageID string `json:"message_id"`
+	Step      int    `json:"step"`  // 1-based index into steps
+	Event     int    `json:"event"` // 1-based event index
+	Detail    string `json:"detail"`
+}
+
+// Divergence is the earliest violation, with its event's text.
+type Divergence struct {
+	Step      int    `json:"step"`
+	Event     int    `json:"event"`
+	EventText string `json:"event_text"`
+	MessageID string `json:"message_id"`
+	Kind      string `json:"kind"`
+	Detail    string `json:"detail"`
+}
+
+// Figure is a ledger's key figure: an account's balance, or an order's
+// state with its number of shipments as Value.
+type Figure struct {
+	Table string `json:"table"`
+	Key   string `json:"key"`
+	Value int64  `json:"value"`
+	State string `json:"state,omitempty"`
+}
+
+func (f Figure) String() string {
+	if f.Table == "orders" {
+		return fmt.Sprintf("%s=%s×%d", f.Key, f.State, f.Value)
+	}
+	return fmt.Sprintf("%s=%d", f.Key, f.Value)
+}
+
+// Frame is the state after one event: committed ledger, figures expected
+// and actual, and which rows changed during the event.
+type Frame struct {
+	Event     int         `json:"event"`
+	Tick      int64       `json:"tick"`
+	FirstStep int         `json:"first_step"` // 1-based; 0 when the event made no step
+	StepCount int         `json:"step_count"`
+	Expected  []Figure    `json:"expected"`
+	Actual    []Figure    `json:"actual"`
+	Ledger    []TableRows `json:"ledger"`
+	Changed   []string    `json:"changed"` // "table/key" of rows whose committed value changed
+}
+
+// TableRows is a table's committed rows in rowid order.
+type TableRows struct {
+	Table   string   `json:"table"`
+	Columns []string `json:"columns"`
+	Rows    []Row    `json:"rows"`
+}
+
+type Row struct {
+	Key    string `json:"key"`
+	Values []any  `json:"values"`
+}
+
+// Step kinds.
+const (
+	StepDeliver      = "deliver"       // the broker hands a message to a worker
+	StepSQL          = "sql"           // one handler statement ran
+	StepBlocked      = "blocked"       // SQLITE_BUSY: the worker waits, the statement will be retried
+	StepStop         = "stop"          // a guard stopped the handler (open transaction rolled back)
+	StepFilterHit    = "filter-hit"    // the in-process filter knew the id
+	StepAck          = "ack"           // the broker accepted the ack
+	StepAckLost      = "ack-lost"      // the ack never reached the broker
+	StepAckRefused   = "ack-refused"   // the lease had ended; the broker refused the late ack
+	StepCrash        = "crash"         // the worker died (open transaction rolled back)
+	StepRestart      = "restart"       // the worker restarted (filter lost)
+	StepAbort        = "abort"         // a statement failed; the handler gave up without acking
+	StepDeadlock     = "deadlock"      // every worker blocked; one was rolled back to retry
+	StepLeaseExpired = "lease-expired" // a lease ran out
+	StepDeadLetter   = "dead-letter"   // too many deliveries: not delivered again
+	StepPrune        = "prune"         // the janitor deleted old dedupe rows
+	StepClock        = "clock"         // the clock moved
+	StepSkip         = "skip"          // the event could not happen now; Note says why
+	StepNote         = "note"          // an explanation (e.g. the scheduler switched workers)
+)
+
+// Step is one thing that happened in one handler's run.
+type Step struct {
+	Index        int      `json:"index"` // 1-based; steps[i].index == i+1
+	Event        int      `json:"event"`
+	Tick         int64    `json:"tick"`
+	Kind         string   `json:"kind"`
+	Worker       string   `json:"worker,omitempty"` // "" for the broker; "janitor" for prune
+	Message      string   `json:"message,omitempty"`
+	Attempt      int      `json:"attempt,omitempty"`
+	Statement    int      `json:"statement,omitempty"` // 1-based statement of the handler section
+	Line         int      `json:"line,omitempty"`      // line in the handler source
+	SQL          string   `json:"sql,omitempty"`
+	Args         []Arg    `json:"args,omitempty"`
+	RowsAffected *int64   `json:"rows_affected,omitempty"` // writes
+	RowsFound    *int64   `json:"rows_found,omitempty"`    // queries
+	Error        string   `json:"error,omitempty"`
+	Changes      []Change `json:"changes,omitempty"`  // rows this statement changed (pending inside a transaction)
+	Reverted     []Change `json:"reverted,omitempty"` // rows a rollback undid
+	Note         string   `json:"note,omitempty"`
+}
+
+// Arg is a bound parameter value.
+type Arg struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// Change is one changed row. Pending means it belongs to an open
+// transaction and other connections do not see it yet; Committed marks the
+// rows a COMMIT (or an autocommit statement) made visible.
+type Change struct {
+	Table     string         `json:"table"`
+	Key       string         `json:"key"`
+	Op        string         `json:"op"` // insert, update, delete
+	Before    map[string]any `json:"before,omitempty"`
+	After     map[string]any `json:"after,omitempty"`
+	Pending   bool           `json:"pending,omitempty"`
+	Committed bool           `json:"committed,omitempty"`
+}
+
+// WriteTable prints the verdict table the CLI shows: handler, expected,
+// actual, verdict, first divergence.
+func (t *Trace) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario: %s (%s)\nscript:   %s\n\n", t.Scenario, t.Title, t.Script)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HANDLER\tEXPECTED\tACTUAL\tVERDICT\tFIRST DIVERGENCE")
+	for _, h := range t.Handlers {
+		div := "-"
+		if d := h.FirstDivergence; d != nil {
+			div = fmt.Sprintf("step %d, event %d (%s): %s", d.Step, d.Event, d.EventText, d.Detail)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, figures(h.Expected), figures(h.Actual), h.Verdict, div)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func figures(fs []Figure) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, " ")
+}
