@@ -1,0 +1,13 @@
+// Package static holds the site's hand-written front end: one stylesheet, a
+// tiny script that applies the saved theme before first paint, a small
+// progressive-enhancement script and the icon. They are embedded into the
+// binary, so the site works offline with no build step; package web serves
+// them under content-hashed names with long cache lifetimes.
+package static
+
+import "embed"
+
+// FS holds app.css, app.js, theme.js and favicon.svg at its root.
+//
+//go:embed app.css app.js theme.js favicon.svg
+var FS embed.FS

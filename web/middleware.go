@@ -1,0 +1,146 @@
+package web
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// securityPolicy holds the security header values, built once.
+type securityPolicy struct {
+	csp      []string // for site pages: framed by our own origin only
+	cspEmbed []string // for /embed/ pages: framed by the configured ancestors
+}
+
+func newSecurityPolicy(embedAncestors string) securityPolicy {
+	csp := func(ancestors string) []string {
+		return []string{"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+			"frame-ancestors " + ancestors + "; base-uri 'none'; form-action 'self'"}
+	}
+	return securityPolicy{csp: csp("'self'"), cspEmbed: csp(embedAncestors)}
+}
+
+// frameAncestorsSource validates the configured frame ancestors and joins
+// them into a CSP source list. Each must be a keyword ('self', 'none') or a
+// scheme/host source such as https://docs.example.org or https://*.example.org.
+func frameAncestorsSource(sources []string) (string, error) {
+	if len(sources) == 0 {
+		return "'self'", nil
+	}
+	for i, src := range sources {
+		switch {
+		case src == "'self'" || src == "'none'":
+			if src == "'none'" && len(sources) > 1 {
+				return "", fmt.Errorf("web: frame ancestor 'none' cannot be combined with other sources (%q)", strings.Join(sources, " "))
+			}
+		case src == "" || strings.ContainsAny(src, " \t\r\n;,'\""):
+			return "", fmt.Errorf("web: frame ancestor %d, %q: want 'self', 'none' or an origin such as https://docs.example.org", i+1, src)
+		case !strings.Contains(src, ":") && !strings.Contains(src, "."):
+			return "", fmt.Errorf("web: frame ancestor %d, %q: not an origin; did you mean 'self' or https://%s?", i+1, src, src)
+		}
+	}
+	return strings.Join(sources, " "), nil
+}
+
+var (
+	noSniff        = []string{"nosniff"}
+	referrerPolicy = []string{"strict-origin-when-cross-origin"}
+	sameOrigin     = []string{"SAMEORIGIN"}
+)
+
+// withSecurityHeaders sets the CSP and friends on every response. Only
+// /embed/ pages may be framed by the configured ancestors; the rest of the
+// site only by itself.
+func (s *Server) withSecurityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if strings.HasPrefix(r.URL.Path, "/embed/") {
+			h["Content-Security-Policy"] = s.policy.cspEmbed
+		} else {
+			h["Content-Security-Policy"] = s.policy.csp
+			h["X-Frame-Options"] = sameOrigin // for browsers without frame-ancestors
+		}
+		h["X-Content-Type-Options"] = noSniff
+		h["Referrer-Policy"] = referrerPolicy
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status and size of a response for the log,
+// and whether anything was written, for panic recovery.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// withRequestLog logs one line per request: method, path, status, duration.
+func (s *Server) withRequestLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		level := slog.LevelInfo
+		if rec.status >= 500 {
+			level = slog.LevelError
+		}
+		if !s.logger.Enabled(r.Context(), level) {
+			return
+		}
+		s.logger.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Duration("duration", time.Since(start)),
+			slog.Int("bytes", rec.bytes),
+		)
+	})
+}
+
+// withRecovery turns a panic in a handler into a logged 500 page, so one bad
+// request never takes the server down or leaves the visitor with nothing.
+func (s *Server) withRecovery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as the net/http docs do
+				panic(v) // the handler asked to abort the connection
+			}
+			s.logger.ErrorContext(r.Context(), "panic serving request",
+				"method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
+				return // too late for an error page: the response has started
+			}
+			s.serveError(w, r, fmt.Errorf("panic: %v", v))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,499 @@
+// Package web is Idemlab's HTTP layer: the routes, the middleware, and the
+// templ components that draw the site around the lessons.
+//
+// Every page a course has (the index, each lesson, each lesson's embed view)
+// is rendered once, when the course is set, into bytes with an ETag; serving
+// one costs little more than writing those bytes. Handlers return errors and
+// one function turns an error into a status and a friendly page. Routes live
+// in one list (see routes).
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/a-h/templ"
+
+	"idemlab/lessons"
+	"idemlab/static"
+)
+
+// Config is what the server needs from the command line.
+type Config struct {
+	// PublicURL is the site's address as visitors see it, e.g.
+	// "https://learn.example.org" or "https://example.org/idemlab" behind a
+	// proxy that strips the path. When set, pages carry absolute canonical
+	// links and every link is prefixed with its path. Empty: relative links.
+	PublicURL string
+	// FrameAncestors are the CSP sources allowed to embed /embed/ pages in an
+	// iframe, e.g. "'self'", "https://docs.example.org". Empty means 'self'.
+	FrameAncestors []string
+	// Logger receives the request log and errors. Nil discards them.
+	Logger *slog.Logger
+	// Version is shown in the footer.
+	Version string
+}
+
+// Server serves one course. It is safe for concurrent use; SetCourse swaps
+// the course while requests are being served.
+type Server struct {
+	logger   *slog.Logger
+	base     string // path prefix from PublicURL
+	origin   string // scheme://host from PublicURL
+	version  string
+	assets   *assetSet
+	policy   securityPolicy
+	site     atomic.Pointer[renderedSite]
+	fallback []byte // a plain 500 page, for when rendering the error page fails
+	handler  http.Handler
+
+	// errorContent draws the content of error pages. A field so that a test
+	// can make it fail and see the fallback page.
+	errorContent func(v *siteView, e errorView) templ.Component
+}
+
+// renderedSite is one course with every page pre-rendered. It is replaced as
+// a whole, never modified, so readers need no lock.
+type renderedSite struct {
+	view    *siteView
+	index   *renderedPage
+	lessons map[string]*renderedPage // slug → lesson page
+	embeds  map[string]*renderedPage // slug → embed page
+}
+
+// renderedPage is a finished HTML response body and the header values that
+// go with it, computed once and shared by every response.
+type renderedPage struct {
+	body   []byte
+	etag   []string
+	length []string
+}
+
+// NewServer checks the configuration, builds the hashed assets and renders
+// every page of the course.
+func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
+	if course == nil {
+		return nil, errors.New("web: NewServer needs a course, got nil")
+	}
+	origin, base, err := parsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	ancestors, err := frameAncestorsSource(cfg.FrameAncestors)
+	if err != nil {
+		return nil, err
+	}
+	assets, err := newAssetSet(base, static.FS, map[string][]byte{"highlight.css": highlightCSS()})
+	if err != nil {
+		return nil, err
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		logger:   logger,
+		base:     base,
+		origin:   origin,
+		version:  cfg.Version,
+		assets:   assets,
+		policy:   newSecurityPolicy(ancestors),
+		fallback: []byte(fallbackErrorPage),
+
+		errorContent: errorPage,
+	}
+	site, err := s.render(course)
+	if err != nil {
+		return nil, err
+	}
+	s.site.Store(site)
+	s.handler = s.buildHandler()
+	return s, nil
+}
+
+// SetCourse renders every page of a new course and swaps it in atomically:
+// requests in flight finish with the old pages. It is how a watched lessons
+// folder takes effect. If the new course cannot be rendered, the old one
+// stays and the error is logged.
+func (s *Server) SetCourse(course *lessons.Course) {
+	if course == nil {
+		s.logger.Error("web: SetCourse called with a nil course; keeping the current one")
+		return
+	}
+	site, err := s.render(course)
+	if err != nil {
+		s.logger.Error("web: keeping the current course", "err", err)
+		return
+	}
+	s.site.Store(site)
+}
+
+// Handler is the whole site, middleware included.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// route is one entry of the route table.
+type route struct {
+	pattern string
+	handler http.Handler
+}
+
+// routes is the one list of every URL the site answers. GET patterns also
+// answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /{$}", s.handle(s.serveIndex)},
+		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
+		{"GET /embed/lessons/{slug}", s.handle(s.serveEmbedLesson)},
+		{"GET /healthz", s.handle(s.serveHealth)},
+		{"GET /static/{file}", s.handle(s.serveStatic)},
+	}
+}
+
+// buildHandler wires the routes into a mux and wraps it in the middleware,
+// outermost first: request log, panic recovery, security headers,
+// cross-origin protection for unsafe methods.
+func (s *Server) buildHandler() http.Handler {
+	mux := http.NewServeMux()
+	for _, r := range s.routes() {
+		mux.Handle(r.pattern, r.handler)
+	}
+	protection := http.NewCrossOriginProtection()
+	protection.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.serveError(w, r, &pageError{kind: kindForbidden,
+			message: "This request came from another site, so it was refused. Nothing was changed."})
+	}))
+	var h http.Handler = s.withFriendlyFallbacks(mux)
+	h = protection.Handler(h)
+	h = s.withSecurityHeaders(h)
+	h = s.withRecovery(h)
+	h = s.withRequestLog(h)
+	return h
+}
+
+// handlerFunc is a handler that reports failure by returning an error, having
+// written nothing.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc: the one place errors become responses.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.serveError(w, r, err)
+		}
+	})
+}
+
+// ----- Handlers -----
+
+func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) error {
+	servePage(w, r, s.site.Load().index)
+	return nil
+}
+
+func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
+	slug := r.PathValue("slug")
+	p, ok := s.site.Load().lessons[slug]
+	if !ok {
+		return unknownLesson(slug)
+	}
+	servePage(w, r, p)
+	return nil
+}
+
+func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error {
+	slug := r.PathValue("slug")
+	p, ok := s.site.Load().embeds[slug]
+	if !ok {
+		return unknownLesson(slug)
+	}
+	servePage(w, r, p)
+	return nil
+}
+
+func unknownLesson(slug string) error {
+	if len(slug) > 80 {
+		slug = slug[:80] + "…"
+	}
+	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", slug)
+}
+
+var (
+	textContentType = []string{"text/plain; charset=utf-8"}
+	htmlContentType = []string{"text/html; charset=utf-8"}
+	noStore         = []string{"no-store"}
+	// Pages change when the lessons folder does: always revalidate (cheap, ETag).
+	revalidate = []string{"no-cache"}
+	immutable  = []string{"public, max-age=31536000, immutable"}
+	okBody     = []byte("ok")
+	okLength   = []string{"2"}
+)
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) error {
+	h := w.Header()
+	h["Content-Type"] = textContentType
+	h["Cache-Control"] = noStore
+	h["Content-Length"] = okLength
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(okBody)
+	}
+	return nil
+}
+
+func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
+	a, ok := s.assets.lookup(r.PathValue("file"))
+	if !ok {
+		return notFoundf("There is no file called “%s” here. Static files change name when their content changes; reload the page to get the current ones.", r.PathValue("file"))
+	}
+	h := w.Header()
+	h["Content-Type"] = a.contentType
+	h["Cache-Control"] = immutable
+	h["Etag"] = a.etag
+	if etagMatches(r.Header.Get("If-None-Match"), a.etag[0]) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h["Content-Length"] = a.length
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(a.body)
+	}
+	return nil
+}
+
+// servePage writes a pre-rendered page, answering a matching If-None-Match
+// with 304 and HEAD with headers only.
+func servePage(w http.ResponseWriter, r *http.Request, p *renderedPage) {
+	h := w.Header()
+	h["Content-Type"] = htmlContentType
+	h["Cache-Control"] = revalidate
+	h["Etag"] = p.etag
+	if etagMatches(r.Header.Get("If-None-Match"), p.etag[0]) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Length"] = p.length
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(p.body)
+	}
+}
+
+// etagMatches implements the weak comparison If-None-Match asks for.
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for candidate := range strings.SplitSeq(header, ",") {
+		candidate = strings.TrimSpace(candidate)
+		if candidate == "*" || strings.TrimPrefix(candidate, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// ----- Errors -----
+
+// serveError maps an error to a status and renders the error page inside
+// the layout. Internal errors are logged and shown as a plain message; if
+// even the error page fails to render, a pre-rendered fallback is sent.
+func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
+	pe := asPageError(err)
+	status := pe.kind.status()
+	if pe.kind == kindInternal {
+		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	view := errorView{status: status, title: errorTitle(status), message: pe.message, action: pe.action}
+	site := s.site.Load()
+	meta := pageMeta{title: view.title, section: "error"}
+	layout := page(site.view, meta)
+	if strings.HasPrefix(r.URL.Path, "/embed/") {
+		layout = embedPage(site.view, meta) // an error inside an iframe keeps the iframe's look
+	}
+	var buf bytes.Buffer
+	renderErr := layout.Render(templ.WithChildren(r.Context(), s.errorContent(site.view, view)), &buf)
+	h := w.Header()
+	h["Content-Type"] = htmlContentType
+	h["Cache-Control"] = noStore
+	h.Del("Etag")
+	if renderErr != nil {
+		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", status, "err", renderErr)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.Write(s.fallback)
+	}
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+func errorTitle(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "Page not found"
+	case http.StatusBadRequest:
+		return "That request did not make sense"
+	case http.StatusMethodNotAllowed:
+		return "Method not allowed"
+	case http.StatusForbidden:
+		return "Request refused"
+	default:
+		return "Something went wrong"
+	}
+}
+
+// fallbackErrorPage is sent when the error page itself cannot be rendered:
+// plain HTML that cannot fail.
+const fallbackErrorPage = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Something went wrong · Idemlab</title></head>
+<body><main data-testid="error-page" data-status="500"><h1>Something went wrong</h1>
+<p>The server could not show this page. Please try again in a moment, or go <a href="/">back to the course</a>.</p></main></body></html>
+`
+
+// withFriendlyFallbacks gives the mux's own 404 and 405 answers (no route
+// matched) the site's error page; a 405 keeps the Allow header the mux set.
+// Requests that match a route pass straight through.
+func (s *Server) withFriendlyFallbacks(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		// No route: the mux would answer 404, 405 or a redirect to a clean path.
+		capture := &capturedResponse{header: http.Header{}}
+		h.ServeHTTP(capture, r)
+		switch capture.status {
+		case http.StatusNotFound:
+			s.serveError(w, r, notFoundf("There is no page at %s. It may have moved, or the link may have a typo.", truncate(r.URL.Path, 120)))
+		case http.StatusMethodNotAllowed:
+			w.Header()["Allow"] = capture.header["Allow"]
+			s.serveError(w, r, &pageError{kind: kindMethodNotAllowed,
+				message: fmt.Sprintf("%s does not accept %s requests; it accepts %s.", truncate(r.URL.Path, 120), r.Method, capture.header.Get("Allow"))})
+		default:
+			for k, v := range capture.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(capture.status)
+			w.Write(capture.body.Bytes())
+		}
+	})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// capturedResponse records what the mux's fallback handlers write.
+type capturedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (c *capturedResponse) Header() http.Header { return c.header }
+func (c *capturedResponse) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	return c.body.Write(b)
+}
+func (c *capturedResponse) WriteHeader(status int) {
+	if c.status == 0 {
+		c.status = status
+	}
+}
+
+// ----- Rendering -----
+
+// render pre-renders every page of a course.
+func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
+	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course}
+	site := &renderedSite{
+		view:    view,
+		lessons: make(map[string]*renderedPage, len(course.Lessons)),
+		embeds:  make(map[string]*renderedPage, len(course.Lessons)),
+	}
+	ctx := context.Background()
+	var err error
+	site.index, err = renderPage(ctx, page(view, pageMeta{description: siteTagline, canonical: "/", section: "home"}), indexPage(view))
+	if err != nil {
+		return nil, fmt.Errorf("web: rendering the course index: %w", err)
+	}
+	for _, l := range course.Lessons {
+		if _, dup := site.lessons[l.Slug]; dup {
+			return nil, fmt.Errorf("web: two lessons have the slug %q (%s)", l.Slug, l.Path)
+		}
+		pos, _ := positionOf(course, l.Slug)
+		meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+		if pos.prev != nil {
+			meta.prev = lessonPath(pos.prev.Slug)
+		}
+		if pos.next != nil {
+			meta.next = lessonPath(pos.next.Slug)
+		}
+		if site.lessons[l.Slug], err = renderPage(ctx, page(view, meta), lessonPage(view, l, pos)); err != nil {
+			return nil, fmt.Errorf("web: rendering lesson %s: %w", l.Path, err)
+		}
+		// The embed's canonical is the full lesson; it has no rel=prev/next so
+		// the arrow keys never navigate an iframe away.
+		embedMeta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+		if site.embeds[l.Slug], err = renderPage(ctx, embedPage(view, embedMeta), embedLessonPage(view, l, pos)); err != nil {
+			return nil, fmt.Errorf("web: rendering the embed view of lesson %s: %w", l.Path, err)
+		}
+	}
+	return site, nil
+}
+
+// renderPage renders content inside a layout into bytes with an ETag.
+func renderPage(ctx context.Context, layout, content templ.Component) (*renderedPage, error) {
+	var buf bytes.Buffer
+	if err := layout.Render(templ.WithChildren(ctx, content), &buf); err != nil {
+		return nil, err
+	}
+	body := buf.Bytes()
+	sum := sha256.Sum256(body)
+	return &renderedPage{
+		body:   body,
+		etag:   []string{`"` + hex.EncodeToString(sum[:8]) + `"`},
+		length: []string{strconv.Itoa(len(body))},
+	}, nil
+}
+
+// parsePublicURL splits a public URL into its origin and path prefix.
+func parsePublicURL(raw string) (origin, base string, err error) {
+	if raw == "" {
+		return "", "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", fmt.Errorf("web: public URL %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", "", fmt.Errorf("web: public URL %q must start with http:// or https://", raw)
+	}
+	if u.Host == "" {
+		return "", "", fmt.Errorf("web: public URL %q has no host", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("web: public URL %q must be scheme://host[/path], without user, query or fragment", raw)
+	}
+	return u.Scheme + "://" + u.Host, strings.TrimRight(u.EscapedPath(), "/"), nil
+}
