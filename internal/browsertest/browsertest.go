@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -137,6 +138,45 @@ func TestID(id string) chromedp.CSS {
 // TestIDAll selects every element whose data-testid is id.
 func TestIDAll(id string) chromedp.CSSAll {
 	return chromedp.CSSAll(fmt.Sprintf("[data-testid=%q]", id))
+}
+
+// ColorScheme makes the tab report prefers-color-scheme as scheme ("light"
+// or "dark"), so that a theme test does not depend on the machine's setting.
+func ColorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		})
+		return err
+	})
+}
+
+// navigationTimeout bounds WaitForPath.
+const navigationTimeout = 15 * time.Second
+
+// WaitForPath waits until the tab shows a fully loaded document at path
+// (location.pathname), as after a click or a key that navigates. Evaluation
+// errors while the old page is torn down are expected and retried.
+func WaitForPath(ctx context.Context, path string) error {
+	deadline := time.Now().Add(navigationTimeout)
+	var last string
+	for {
+		state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname + " " + document.readyState`))
+		if err == nil {
+			last = state
+			if state == path+" complete" {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after %s the tab is at %q, want %q loaded", navigationTimeout, last, path)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // PageErrors returns the uncaught exceptions, console.error calls and

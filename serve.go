@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"idemlab/lessons"
+	"idemlab/web"
+)
+
+const (
+	defaultAddr = "127.0.0.1:8080"
+	// shutdownTimeout leaves in-flight requests time to finish on SIGTERM;
+	// pages are small, and container runtimes kill after about ten seconds.
+	shutdownTimeout = 5 * time.Second
+	// watchInterval is how often a -lessons folder is checked for changes:
+	// short enough that an instructor's save shows on the next reload.
+	watchInterval = 500 * time.Millisecond
+)
+
+// serveConfig is everything serve reads from flags and the environment.
+type serveConfig struct {
+	Addr           string
+	LessonsDir     string
+	PublicURL      string
+	FrameAncestors []string
+	LogFormat      string
+}
+
+// parseServeConfig reads the serve flags, each falling back to its
+// environment variable, then to its default. Precedence for the address:
+// -addr, then IDEMLAB_ADDR, then PORT (as ":PORT", all interfaces, which is
+// what platforms that set PORT expect), then 127.0.0.1:8080.
+func parseServeConfig(args []string, getenv func(string) string, stdout io.Writer) (serveConfig, error) {
+	var cfg serveConfig
+	var frameAncestors string
+	fs := newFlagSet("serve", stdout)
+	fs.StringVar(&cfg.Addr, "addr", "", "listen address HOST:PORT (env IDEMLAB_ADDR, else PORT as :PORT; default "+defaultAddr+")")
+	fs.StringVar(&cfg.LessonsDir, "lessons", getenv("IDEMLAB_LESSONS"), "serve the lessons of this folder, re-rendered on change (env IDEMLAB_LESSONS; default: the built-in course)")
+	fs.StringVar(&cfg.PublicURL, "public-url", getenv("IDEMLAB_PUBLIC_URL"), "absolute URL the site is reached at, for links behind a proxy (env IDEMLAB_PUBLIC_URL)")
+	fs.StringVar(&frameAncestors, "frame-ancestors", envOr(getenv, "IDEMLAB_FRAME_ANCESTORS", "'self'"), "origins allowed to embed pages, space or comma separated (env IDEMLAB_FRAME_ANCESTORS)")
+	fs.StringVar(&cfg.LogFormat, "log-format", envOr(getenv, "IDEMLAB_LOG_FORMAT", "text"), "log format: text or json (env IDEMLAB_LOG_FORMAT)")
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, usagef("serve: unexpected argument %q", fs.Arg(0))
+	}
+
+	if cfg.Addr == "" {
+		addr, err := addrFromEnv(getenv)
+		if err != nil {
+			return cfg, usagef("serve: %v", err)
+		}
+		cfg.Addr = addr
+	}
+	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
+		return cfg, usagef("serve: -addr %q: want HOST:PORT, such as 127.0.0.1:8080 or :8080", cfg.Addr)
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		return cfg, usagef("serve: -log-format %q: want text or json", cfg.LogFormat)
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cfg, usagef("serve: -public-url %q: want an absolute http(s) URL, such as https://learn.example.com", cfg.PublicURL)
+		}
+	}
+	origins, err := parseFrameAncestors(frameAncestors)
+	if err != nil {
+		return cfg, usagef("serve: -frame-ancestors: %v", err)
+	}
+	cfg.FrameAncestors = origins
+	return cfg, nil
+}
+
+func envOr(getenv func(string) string, name, fallback string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func addrFromEnv(getenv func(string) string) (string, error) {
+	if addr := getenv("IDEMLAB_ADDR"); addr != "" {
+		return addr, nil
+	}
+	if port := getenv("PORT"); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return "", fmt.Errorf("PORT=%q: want a port number", port)
+		}
+		return ":" + port, nil
+	}
+	return defaultAddr, nil
+}
+
+// frameSource matches what we let into the CSP frame-ancestors directive: a
+// scheme ("https:"), or an origin with an optional "*." host wildcard and
+// port. Anything else could smuggle another directive into the header.
+var frameSource = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*(?::(?:[0-9]+|\*))?)$`)
+
+// parseFrameAncestors splits a space- or comma-separated list of origins and
+// checks each. 'self' and 'none' may be written with or without quotes.
+func parseFrameAncestors(list string) ([]string, error) {
+	fields := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	if len(fields) == 0 {
+		return nil, errors.New("empty list: write 'none' to forbid every embedding")
+	}
+	var origins []string
+	for _, f := range fields {
+		switch strings.Trim(f, "'") {
+		case "self":
+			origins = append(origins, "'self'")
+		case "none":
+			origins = append(origins, "'none'")
+		case "*":
+			origins = append(origins, "*")
+		default:
+			if !frameSource.MatchString(f) {
+				return nil, fmt.Errorf("%q is not an origin (want such as https://docs.example.com, https://*.example.com or 'self')", f)
+			}
+			origins = append(origins, f)
+		}
+	}
+	if len(origins) > 1 {
+		for _, o := range origins {
+			if o == "'none'" {
+				return nil, errors.New("'none' cannot be combined with other origins")
+			}
+		}
+	}
+	return origins, nil
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// serve loads the course, starts the HTTP server and blocks until ctx is
+// done, then shuts down gracefully.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseServeConfig(args, os.Getenv, stdout)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(cfg.LogFormat, stderr)
+
+	// A broken lesson at start stops the start, with what lint would print.
+	course, err := loadCourse(cfg.LessonsDir)
+	if err != nil {
+		var loadErr *lessons.LoadError
+		if errors.As(err, &loadErr) {
+			fmt.Fprintln(stderr, loadErr.Error())
+			return fmt.Errorf("%s: %s; run 'idemlab lint %s' after fixing", courseSource(cfg.LessonsDir), plural(len(loadErr.Problems), "problem"), cfg.LessonsDir)
+		}
+		return err
+	}
+
+	site, err := web.NewServer(web.Config{
+		PublicURL:      cfg.PublicURL,
+		FrameAncestors: cfg.FrameAncestors,
+		Logger:         logger,
+		Version:        buildVersion(),
+	}, course)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+
+	listener, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	httpServer := &http.Server{
+		Handler:           site.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if cfg.LessonsDir != "" {
+		// Watch reads the folder itself; only the options are needed here.
+		_, opts, err := courseFS(cfg.LessonsDir)
+		if err != nil {
+			return err
+		}
+		go lessons.Watch(watchCtx, cfg.LessonsDir, opts, watchInterval,
+			func(c *lessons.Course) {
+				site.SetCourse(c)
+				logger.Info("lessons reloaded", "dir", cfg.LessonsDir, "lessons", len(c.Lessons))
+			},
+			func(err error) {
+				logger.Error("lessons folder has problems; still serving the last good version",
+					"dir", cfg.LessonsDir, "problems", err.Error())
+			})
+	}
+
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(listener) }()
+
+	openURL := browseURL(cfg.PublicURL, listener.Addr())
+	logger.Info("serving", "addr", listener.Addr().String(), "url", openURL,
+		"lessons", len(course.Lessons), "source", courseSource(cfg.LessonsDir), "version", buildVersion())
+	fmt.Fprintf(stdout, "Idemlab is serving the course at %s\n", openURL)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", shutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// browseURL is the address a person should open: the public URL when one is
+// set, else the bound address, with an unspecified host (":8080",
+// "0.0.0.0:8080") shown as localhost.
+func browseURL(publicURL string, addr net.Addr) string {
+	if publicURL != "" {
+		return strings.TrimRight(publicURL, "/") + "/"
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
