@@ -48,7 +48,9 @@ func sampleCourse() *lessons.Course {
 				{HTML: `<p>A message broker promises <strong>at-least-once</strong> delivery: it keeps a message until a consumer says it is done. The word that matters is <em>least</em>.</p>
 <h2 id="the-promise">The promise a broker makes</h2>
 <p>When a worker takes a message, the broker starts a lease. If the ack does not arrive before the lease ends, the broker assumes the worker died and hands the message to someone else. Read more in <a href="/lessons/idempotent">what idempotent means</a>.</p>
-<div class="callout callout-note"><p class="callout-title">Note</p><p>The broker cannot tell a slow worker from a dead one. It only sees time passing.</p></div>
+<aside class="callout callout-note" role="note"><p class="callout-title">Note</p>
+<p>The broker cannot tell a slow worker from a dead one. It only sees time passing.</p>
+</aside>
 <h3 id="leases">Leases and acks</h3>
 <table><thead><tr><th>Event</th><th>Broker sees</th><th>Consumer did</th></tr></thead><tbody><tr><td>ack lost</td><td>no ack</td><td>applied once</td></tr><tr><td>crash before ack</td><td>no ack</td><td>applied once</td></tr><tr><td>lease expired</td><td>late ack</td><td>still running</td></tr></tbody></table>
 <pre class="chroma"><code><span class="line"><span class="cl"><span class="k">UPDATE</span> <span class="n">accounts</span> <span class="k">SET</span> <span class="n">balance</span> <span class="o">=</span> <span class="n">balance</span> <span class="o">+</span> <span class="mi">10</span> <span class="k">WHERE</span> <span class="n">id</span> <span class="o">=</span> <span class="s1">'alice'</span><span class="p">;</span>
@@ -56,8 +58,12 @@ func sampleCourse() *lessons.Course {
 <h2 id="a-lost-ack">A lost ack</h2>
 <p>Run it yourself: deliver the message, lose the ack, and redeliver.</p>`},
 				{Playground: pg},
-				{HTML: `<div class="callout callout-tip"><p class="callout-title">Tip</p><p>Every state of the playground is a link you can share.</p></div>
-<div class="callout callout-warning"><p class="callout-title">Warning</p><p>A dedupe table pruned too early lets an old duplicate through.</p></div>`},
+				{HTML: `<aside class="callout callout-tip" role="note"><p class="callout-title">Tip</p>
+<p>Every state of the playground is a link you can share.</p>
+</aside>
+<aside class="callout callout-warning" role="note"><p class="callout-title">Warning</p>
+<p>A dedupe table pruned too early lets an old duplicate through.</p>
+</aside>`},
 			},
 			Playgrounds: []*lessons.PlaygroundSpec{pg},
 		},

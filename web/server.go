@@ -93,7 +93,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	assets, err := newAssetSet(base, static.FS, map[string][]byte{"highlight.css": highlightCSS()})
+	assets, err := newAssetSet(base, static.FS, map[string][]byte{"highlight.css": lessons.HighlightCSS()})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/a-h/templ"
+
+	"idemlab/lessons"
 )
 
 func TestServer_Routes(t *testing.T) {
@@ -274,7 +276,7 @@ func TestServer_HighlightCSSIsServed(t *testing.T) {
 	s := newTestServer(t, Config{})
 	resp := do(t, s.Handler(), "GET", s.assets.URL("highlight.css"))
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !bytes.Equal(body, highlightCSS()) {
+	if resp.StatusCode != 200 || !bytes.Equal(body, lessons.HighlightCSS()) {
 		t.Errorf("highlight.css: status %d, body %q", resp.StatusCode, body)
 	}
 }
@@ -544,6 +546,34 @@ func TestEtagMatches(t *testing.T) {
 	for _, tt := range tests {
 		if got := etagMatches(tt.header, `"abc"`); got != tt.want {
 			t.Errorf("etagMatches(%q) = %v, want %v", tt.header, got, tt.want)
+		}
+	}
+}
+
+func TestServer_EmbeddedCourse(t *testing.T) {
+	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
+	if err != nil {
+		t.Fatalf("loading the embedded course: %v", err)
+	}
+	s, err := NewServer(Config{}, course)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	for _, l := range course.Lessons {
+		for _, target := range []string{lessonPath(l.Slug), embedPath(l.Slug)} {
+			resp := do(t, h, "GET", target)
+			if resp.StatusCode != 200 {
+				t.Errorf("GET %s = %d", target, resp.StatusCode)
+				continue
+			}
+			doc := document(t, resp)
+			if got := doc.Find(testID("lesson-title")).Text(); got != l.Title {
+				t.Errorf("%s: lesson-title %q, want %q", target, got, l.Title)
+			}
+			if got, want := doc.Find(testID("playground")).Length(), len(l.Playgrounds); got != want {
+				t.Errorf("%s: %d playgrounds drawn, lesson has %d", target, got, want)
+			}
 		}
 	}
 }
