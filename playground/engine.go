@@ -43,6 +43,10 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 	return t, nil
 }
 
+// testHookBeforeClose lets tests compare the change-hook mirror with
+// SQLite's own rows before a ledger is closed.
+var testHookBeforeClose func(*ledger)
+
 type outcome int
 
 const (
@@ -154,6 +158,9 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 	ht.Actual = s.actual()
 	ht.Ledger = l.snapshot()
 	s.verdict(ht, script)
+	if testHookBeforeClose != nil {
+		testHookBeforeClose(l)
+	}
 	return ht, nil
 }
 
@@ -392,6 +399,9 @@ func (s *sim) prune(ev Event) {
 	} else {
 		st.RowsAffected = ptr(res.Rows)
 		st.Changes = s.changes(res.Changes, false)
+		for i := range st.Changes {
+			st.Changes[i].Committed = true
+		}
 	}
 	s.record(st)
 }
@@ -537,12 +547,12 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 		s.record(st)
-		if w.db.inTx {
-			r := s.rollback(w)
-			r.Kind = StepAbort
-		}
 		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
 			Note: "the handler failed: no ack, so the broker delivers " + j.msg.m.ID + " again after its lease"})
+		if w.db.inTx {
+			r := s.rollback(w)
+			r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
+		}
 		w.job = nil
 		return finished, nil
 	}
@@ -561,6 +571,8 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	st.Changes = s.changes(res.Changes, w.db.inTx)
 	if stmt.Verb == "COMMIT" || stmt.Verb == "END" {
 		st.Changes = s.changes(res.Committed, false)
+	}
+	if len(res.Committed) > 0 {
 		for i := range st.Changes {
 			st.Changes[i].Committed = true
 		}
@@ -627,15 +639,17 @@ func (s *sim) crash(w *worker, kind, note string) error {
 	st := Step{Kind: kind, Worker: w.name, Note: note}
 	if w.job != nil {
 		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
-		if w.db != nil && w.db.inTx {
-			r := s.rollback(w)
-			r.Kind, r.Note = kind, "the connection closes: the open transaction rolls back"
-		}
+	} else if len(w.filter) > 0 {
+		st.Note += fmt.Sprintf(" (%d ids forgotten)", len(w.filter))
+	}
+	s.record(st)
+	if w.job != nil && w.db != nil && w.db.inTx {
+		r := s.rollback(w)
+		r.Kind, r.Note = StepRollback, "the connection closes: the open transaction rolls back"
 	}
 	w.job = nil
 	w.blockedAt = 0
 	w.filter = map[string]bool{}
-	s.record(st)
 	return nil
 }
 
@@ -824,35 +838,57 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: eff[1],
 				Detail: fmt.Sprintf("%s applied %d times", m.ID, len(eff))})
 		case len(eff) == 0:
-			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: s.lastStepOf(m.ID),
+			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: s.skippedAt(m.ID),
 				Detail: m.ID + " never applied"})
 		}
 	}
-	if len(ht.Violations) == 0 {
-		// The counts look right but the figures differ (e.g. a stale absolute
-		// value overwrote a newer one): blame the first differing figure.
-		for i := range ht.Expected {
-			e, a := ht.Expected[i], ht.Actual[i]
-			if e == a {
-				continue
+	// A figure below what is expected with no lost message means an effect
+	// was overwritten (a stale absolute value written after a newer one):
+	// blame the newest delivered message on that figure.
+	for i := range ht.Expected {
+		e, a := ht.Expected[i], ht.Actual[i]
+		if e == a || (a.Value > e.Value && a.State == e.State) {
+			continue
+		}
+		newest := ""
+		for _, m := range s.sc.Messages {
+			if s.delivered[m.ID] && figureOf(m) == e.Table+"/"+e.Key {
+				newest = m.ID
 			}
-			kind := VerdictLost
+		}
+		if newest == "" || hasViolation(ht.Violations, VerdictLost, newest) {
+			continue
+		}
+		ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: newest, Step: s.lastWriteStep(e),
+			Detail: fmt.Sprintf("%s's effect was overwritten: %s, expected %s", newest, a, e)})
+	}
+	// The verdict follows the first figure that differs: above the expected
+	// value is a duplicate effect, below (or a wrong state) a lost one.
+	ht.Verdict = VerdictLost
+	for i := range ht.Expected {
+		if e, a := ht.Expected[i], ht.Actual[i]; e != a {
 			if a.Value > e.Value {
-				kind = VerdictDuplicate
+				ht.Verdict = VerdictDuplicate
 			}
-			ht.Violations = append(ht.Violations, Violation{Kind: kind, MessageID: s.lastWriter(e), Step: s.lastStepOf(s.lastWriter(e)),
-				Detail: fmt.Sprintf("%s is %s, expected %s", e.Key, a, e)})
 			break
 		}
 	}
-	sort.SliceStable(ht.Violations, func(i, j int) bool { return ht.Violations[i].Step < ht.Violations[j].Step })
+	if len(ht.Violations) == 0 {
+		ht.Violations = append(ht.Violations, Violation{Kind: ht.Verdict, Step: len(s.steps), Detail: "the ledger differs from the expected one"})
+	}
+	sort.SliceStable(ht.Violations, func(i, j int) bool {
+		a, b := ht.Violations[i], ht.Violations[j]
+		if a.Step != b.Step {
+			return a.Step < b.Step
+		}
+		return a.Kind == ht.Verdict && b.Kind != ht.Verdict
+	})
 	for i := range ht.Violations {
 		if st := ht.Violations[i].Step; st > 0 {
 			ht.Violations[i].Event = s.steps[st-1].Event
 		}
 	}
 	v := ht.Violations[0]
-	ht.Verdict = v.Kind
 	d := &Divergence{Step: v.Step, Event: v.Event, MessageID: v.MessageID, Kind: v.Kind, Detail: v.Detail}
 	if v.Event > 0 {
 		d.EventText = script.Events[v.Event-1].String()
@@ -869,15 +905,43 @@ func (s *sim) lastStepOf(id string) int {
 	return len(s.steps)
 }
 
-func (s *sim) lastWriter(f Figure) string {
+// skippedAt is where a handler decided a message needed no work (a guard or
+// the filter), else the message's last step.
+func (s *sim) skippedAt(id string) int {
+	for i := len(s.steps) - 1; i >= 0; i-- {
+		if st := s.steps[i]; st.Message == id && (st.Kind == StepStop || st.Kind == StepFilterHit) {
+			return i + 1
+		}
+	}
+	return s.lastStepOf(id)
+}
+
+// lastWriteStep is the last step whose changes touched the figure's row.
+func (s *sim) lastWriteStep(f Figure) int {
 	for i := len(s.steps) - 1; i >= 0; i-- {
 		for _, c := range s.steps[i].Changes {
-			if c.Table == f.Table && c.Key == f.Key && s.steps[i].Message != "" {
-				return s.steps[i].Message
+			if c.Table == f.Table && c.Key == f.Key || f.Table == "orders" && c.Table == "shipments" && c.After["order_id"] == f.Key {
+				return i + 1
 			}
 		}
 	}
-	return ""
+	return len(s.steps)
+}
+
+func figureOf(m Message) string {
+	if m.Kind == KindShip {
+		return "orders/" + m.OrderID
+	}
+	return "accounts/" + m.AccountID
+}
+
+func hasViolation(vs []Violation, kind, id string) bool {
+	for _, v := range vs {
+		if v.Kind == kind && v.MessageID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func figuresEqual(a, b []Figure) bool {

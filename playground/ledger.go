@@ -222,7 +222,37 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := restrictSQL(c); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return l.attach(name, c), nil
+}
+
+// allowedFunctions are the SQL functions a handler may call: enough for
+// arithmetic and guards, none that can build huge values.
+var allowedFunctions = map[string]bool{
+	"abs": true, "coalesce": true, "ifnull": true, "iif": true, "nullif": true, "max": true, "min": true,
+	"length": true, "lower": true, "upper": true, "typeof": true, "round": true,
+	"count": true, "sum": true, "total": true, "avg": true,
+}
+
+// restrictSQL installs an authorizer on a worker connection: handler SQL
+// (possibly a learner's) may read and write the ledger's rows and use
+// transactions, and nothing else (no ATTACH, PRAGMA, DDL, recursive CTEs or
+// unlisted functions).
+func restrictSQL(c driver.Conn) error {
+	return c.(sqlite.AuthorizerRegisterer).RegisterAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+		switch action {
+		case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete, sqlite.AuthTransaction:
+			return sqlite.AuthorizerOK
+		case sqlite.AuthFunction:
+			if allowedFunctions[strings.ToLower(arg2)] {
+				return sqlite.AuthorizerOK
+			}
+		}
+		return sqlite.AuthorizerDeny
+	})
 }
 
 func (l *ledger) attach(name string, c driver.Conn) *dbConn {
@@ -392,7 +422,10 @@ func checkSQL(st *statement) error {
 		if err != nil {
 			return err
 		}
-		if err := execRaw(c, schemaSQL); err != nil {
+		if err := execRaw(c, schemaSQL); err == nil {
+			err = restrictSQL(c)
+		}
+		if err != nil {
 			c.Close()
 			return err
 		}

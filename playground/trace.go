@@ -128,7 +128,8 @@ const (
 	StepAck          = "ack"           // the broker accepted the ack
 	StepAckLost      = "ack-lost"      // the ack never reached the broker
 	StepAckRefused   = "ack-refused"   // the lease had ended; the broker refused the late ack
-	StepCrash        = "crash"         // the worker died (open transaction rolled back)
+	StepCrash        = "crash"         // the worker died (a rollback step follows if a transaction was open)
+	StepRollback     = "rollback"      // an open transaction rolled back (crash, failure)
 	StepRestart      = "restart"       // the worker restarted (filter lost)
 	StepAbort        = "abort"         // a statement failed; the handler gave up without acking
 	StepDeadlock     = "deadlock"      // every worker blocked; one was rolled back to retry

@@ -1,0 +1,193 @@
+// Package playground is Idemlab's simulation engine: a broker that delivers
+// messages at least once, workers that run handler scripts as real SQL on
+// modernc.org/sqlite, the faults a learner injects, and a trace with a
+// verdict per handler. It knows nothing about HTTP or HTML.
+//
+// # Running
+//
+// A run is a pure function of (scenario, handlers, script, seed):
+//
+//	tr, err := playground.Run(ctx, playground.Request{
+//		Scenario: "lost-ack",
+//		Handlers: []string{"increment", "dedupe-tx"},
+//		Script:   "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1",
+//	})
+//
+// Bad input (unknown scenario or handler, a script or handler that does not
+// parse, a request over a limit) is an *InputError whose Error() reads
+// "script: event 3: unknown worker C; workers are A, B". Anything else is an
+// internal error or the context's error. Encoding the Trace with
+// encoding/json gives byte-identical output for identical requests.
+//
+// # The model
+//
+// Each handler gets its own ledger: an in-memory SQLite database
+// (file:/idemlab-ledger-N?vfs=memdb) restored from the scenario's template
+// with SQLite's backup API, kept alive by one pinned connection (also used by
+// the janitor that prunes) and freed when the run ends. Tables:
+//
+//	accounts(id TEXT PRIMARY KEY, balance INTEGER)
+//	orders(id TEXT PRIMARY KEY, state TEXT, shipped_at INTEGER)
+//	shipments(order_id TEXT, message_id TEXT, shipped_at INTEGER)
+//	processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER)
+//
+// Each worker has its own connection with busy_timeout=0, opened on first
+// use. Statements run one at a time, synchronously, on the caller's
+// goroutine: there are no goroutines per worker. Locking is SQLite's own.
+// When a statement answers SQLITE_BUSY the worker is blocked (a "blocked"
+// step) and keeps its place:
+//
+//   - during "step W" nothing else runs; the learner decides what runs next;
+//   - during deliver, redeliver, publish, replay and "finish W" the scheduler
+//     steps another worker that has a message in hand (workers not blocked
+//     first, in worker order; with a non-zero seed the order is rotated by a
+//     PCG generator seeded with (seed, handler index)), then retries;
+//   - deadlock policy: when every such worker is blocked, the blocked worker
+//     inside a transaction that blocked last is rolled back (a "deadlock"
+//     step) and retries its transaction from its BEGIN.
+//
+// The clock is in ticks (Scenario.TickUnit says what a tick stands for) and
+// only moves on "advance T" and when a redelivery waits for a lease to end;
+// statements take no time, so every handler sees the same clock. A delivery
+// leases the message for Settings.LeaseTicks; an ack after the lease ended
+// (or after "expire") is refused, and the broker may deliver the message
+// again. After Settings.MaxDeliveries deliveries of one copy the message is
+// dead-lettered.
+//
+// Runtime impossibilities (redeliver an acked message, step an idle worker,
+// deliver to a busy worker) are recorded as "skip" steps with a note, never
+// errors.
+//
+// # Script grammar
+//
+// Events are separated by ";" or newlines; "#" starts a comment to the end
+// of the line; keywords are lowercase. Canonical printing joins events with
+// "; ", and ParseScript(s.String()) gives back the same events.
+//
+//	deliver MSG [to W] [FAULT]    lease MSG to W (default: the first idle worker); W runs its handler to the end and acks
+//	redeliver MSG [to W] [FAULT]  deliver MSG again; the clock jumps to the end of its lease if it is still running
+//	publish MSG [to W] [FAULT]    the producer sends MSG again (same id, a new copy) and it is delivered
+//	FAULT := lose-ack | crash-before-ack | crash-after N
+//	start MSG on W                W receives MSG and waits for step
+//	step W [N]                    W runs its next N statements (default 1); the step after the last statement is the ack
+//	finish W                      W runs the rest of its handler and acks
+//	crash W                       W dies: open transaction rolled back, no ack, in-process filter lost
+//	expire MSG                    MSG's lease runs out now; a running worker's later ack is refused
+//	restart W                     W restarts: in-process filter lost (a running handler dies as in crash)
+//	replay                        every message published so far is delivered again, in order, to the first idle worker
+//	prune [older-than T]          delete processed_messages rows older than T ticks (default Settings.RetentionTicks)
+//	advance T                     the clock moves T ticks on
+//
+// Limits: MaxScriptBytes, MaxScriptEvents, MaxHandlers per run, MaxWorkers
+// and MaxMessages per scenario. Over a limit is an InputError.
+//
+// # Handler scripts
+//
+// A handler is a short text: directives on lines starting with "@", SQL
+// statements each ending with ";" at the end of a line (a statement may span
+// lines), "--" comments. One statement is one step: a crash point and a place
+// where the scheduler may switch workers.
+//
+//	-- dedupe-tx
+//	@description Records the id and applies the effect in one transaction.
+//	@idempotent yes
+//	@why The id row and the effect commit or roll back together.
+//	@on credit
+//	BEGIN;
+//	INSERT INTO processed_messages(message_id, processed_at)
+//	  VALUES (:message_id, :now) ON CONFLICT DO NOTHING;
+//	@stop-if-no-rows
+//	UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;
+//	COMMIT;
+//	@on ship
+//	…
+//
+// Directives:
+//
+//	@description TEXT   one line shown in lists
+//	@idempotent yes|no  and @why TEXT: the claim and its reason
+//	@filter             keep an in-process set of ids per worker: a known id skips straight to the ack;
+//	                    the id is added when the handler completes; crash and restart empty the set
+//	@on KIND            the statements that follow handle messages of KIND (credit, ship);
+//	                    statements before any @on handle every kind without a section of its own
+//	@stop-if-no-rows    after INSERT/UPDATE/DELETE: if it changed no rows, stop and ack
+//	@stop-if-found      after SELECT: if it returned a row, stop and ack
+//
+// Stopping rolls back an open transaction. Statements may be SELECT, INSERT,
+// UPDATE, DELETE, REPLACE, BEGIN, COMMIT (END) and ROLLBACK; a section must
+// close every transaction it opens. Parameters, bound from the message:
+// :message_id, :amount, :balance (the balance after this credit when every
+// message is applied once, in publish order: what a producer of absolute
+// values would send), :account_id, :order_id (NULL when the message has
+// none) and :now (the clock). Each statement is prepared against the schema
+// when the handler is parsed, so errors name the line:
+// "handler: handler mine, line 4: unknown parameter :amout; parameters are …".
+// A statement that fails at run time (say a UNIQUE violation) aborts the
+// handler without an ack, as an exception in a real consumer would.
+//
+// # Verdict
+//
+// The expected ledger applies every message delivered so far exactly once,
+// in publish order, to the initial ledger (credit: balance += amount; ship:
+// state 'shipped' and one shipment). Figures are an account's balance, and an
+// order's state with its number of shipments as value. A handler is ok when
+// its final committed figures equal the expected ones. Otherwise the
+// verdict is duplicate-effect when the first differing figure is above the
+// expected value, lost-effect when it is below (or the state is wrong), and
+// the violations explain it per message: a message whose effect committed
+// more than once (a commit that changed a balance, a state or a shipment) is
+// a duplicate-effect at the step of its second effective commit; a delivered
+// message that never took effect is a lost-effect at the step where the
+// handler skipped it; an effect overwritten by a stale write is a lost-effect
+// of the newest message on that figure. first_divergence is the earliest
+// violation.
+//
+// # Trace schema
+//
+// Top level (abridged; steps[].index and events[].index are 1-based, and
+// every "step"/"event" field refers to them):
+//
+//	{
+//	  "scenario": "lost-ack", "title": "…", "script": "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1",
+//	  "seed": 0, "tick_unit": "second",
+//	  "settings": {"lease_ticks": 30, "max_deliveries": 5, "retention_ticks": 3600, "workers": 2},
+//	  "workers": ["A", "B"],
+//	  "messages": [{"id": "msg-1", "kind": "credit", "account_id": "acc-1", "amount": 50, "balance": 150}, …],
+//	  "events": [{"index": 1, "text": "deliver msg-1 lose-ack", "kind": "deliver", "message": "msg-1", "tick": 0}, …],
+//	  "handlers": [{
+//	    "name": "increment", "description": "…", "idempotent": false, "why": "…",
+//	    "ok": false, "verdict": "duplicate-effect",
+//	    "violations": [{"kind": "duplicate-effect", "message_id": "msg-1", "step": 10, "event": 3, "detail": "msg-1 applied 2 times"}],
+//	    "first_divergence": {"step": 10, "event": 3, "event_text": "redeliver msg-1", "message_id": "msg-1", "kind": "duplicate-effect", "detail": "…"},
+//	    "expected": [{"table": "accounts", "key": "acc-1", "value": 170}],
+//	    "actual":   [{"table": "accounts", "key": "acc-1", "value": 220}],
+//	    "ledger": [{"table": "accounts", "columns": ["id", "balance"], "rows": [{"key": "acc-1", "values": ["acc-1", 220]}]}, …],
+//	    "frames": [{"event": 1, "tick": 0, "first_step": 1, "step_count": 3,
+//	                "expected": […], "actual": […], "ledger": […], "changed": ["accounts/acc-1"]}, …],
+//	    "steps": [
+//	      {"index": 1, "event": 1, "tick": 0, "kind": "deliver", "worker": "A", "message": "msg-1", "attempt": 1},
+//	      {"index": 2, "event": 1, "tick": 0, "kind": "sql", "worker": "A", "message": "msg-1", "attempt": 1,
+//	       "statement": 1, "line": 7, "sql": "UPDATE accounts SET balance = balance + :amount WHERE id = :account_id",
+//	       "args": [{"name": "amount", "value": 50}, {"name": "account_id", "value": "acc-1"}],
+//	       "rows_affected": 1,
+//	       "changes": [{"table": "accounts", "key": "acc-1", "op": "update",
+//	                    "before": {"balance": 100, "id": "acc-1"}, "after": {"balance": 150, "id": "acc-1"},
+//	                    "committed": true}]},
+//	      {"index": 3, "event": 1, "tick": 0, "kind": "ack-lost", "worker": "A", "message": "msg-1", "attempt": 1, "note": "…"},
+//	      …]
+//	  }, …]
+//	}
+//
+// Frames (one per event, per handler) hold what the UI draws after each
+// event: the committed ledger, the figures expected and actual (the chart),
+// the rows whose committed values changed during the event, and the range
+// of steps the event produced (the sequence diagram). Step kinds are the
+// Step* constants: deliver, sql, blocked, stop, filter-hit, ack, ack-lost,
+// ack-refused, crash, rollback, restart, abort, deadlock, lease-expired,
+// dead-letter, prune, clock, skip, note. A step's changes are the rows its
+// statement changed; inside a transaction they are "pending" (invisible to
+// other connections) until the COMMIT step lists them as "committed";
+// "reverted" lists what a rollback undid. rows_affected is set for writes,
+// rows_found for queries; error holds SQLite's message (e.g. "database is
+// locked (5) (SQLITE_BUSY)" on a blocked step).
+package playground

@@ -1,0 +1,177 @@
+package playground
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseScript_RoundTrip(t *testing.T) {
+	inputs := []string{
+		"deliver msg-1 lose-ack; redeliver msg-1",
+		"start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B",
+		"deliver msg-1 crash-after 2; redeliver msg-1 to B",
+		"deliver msg-1 to B crash-before-ack\npublish msg-1 to A lose-ack # the webhook retry\n\nstep A 3",
+		"crash A; expire msg-1; restart B; replay; prune; prune older-than 0; prune older-than 24; advance 30",
+		"  deliver   msg-1 ;;; # only a comment\n",
+	}
+	for _, in := range inputs {
+		s, err := ParseScript(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		printed := s.String()
+		again, err := ParseScript(printed)
+		if err != nil {
+			t.Fatalf("%q printed as %q: %v", in, printed, err)
+		}
+		if !reflect.DeepEqual(s, again) {
+			t.Errorf("%q → %q → %+v, want %+v", in, printed, again.Events, s.Events)
+		}
+		if again.String() != printed {
+			t.Errorf("printing is not stable: %q then %q", printed, again.String())
+		}
+	}
+}
+
+func TestParseScript_Errors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"deliver", "event 1: deliver needs a message id"},
+		{"deliver msg-1; step", "event 2: step needs a worker"},
+		{"deliver msg-1 to", "event 1: to needs a worker"},
+		{"deliver msg-1 explode", `event 1: unexpected "explode" after deliver msg-1`},
+		{"deliver msg-1 crash-after", "event 1: crash-after needs a statement count"},
+		{"deliver msg-1 crash-after 0", "event 1: crash-after needs a whole number from 1 to 100"},
+		{"start msg-1 A", "event 1: start needs a message and a worker"},
+		{"step A two", `event 1: step needs a whole number from 1 to 100, not "two"`},
+		{"advance", "event 1: advance needs a tick count"},
+		{"advance -3", "event 1: advance needs a whole number"},
+		{"prune older 3", "event 1: prune takes an optional older-than T"},
+		{"replay now", `event 1: unexpected "now" at the end of replay`},
+		{"Deliver msg-1", `event 1: unknown event "Deliver"`},
+		{"deliver msg/1", `event 1: message id "msg/1" may only contain`},
+		{"deliver to", `event 1: message id "to" is a keyword`},
+		{"finish A B", `event 1: unexpected "B" at the end of finish`},
+	}
+	for _, tt := range tests {
+		_, err := ParseScript(tt.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != "script" {
+			t.Errorf("%q: error %v is not a script InputError", tt.in, err)
+			continue
+		}
+		if !strings.Contains(ie.Msg, tt.want) {
+			t.Errorf("%q: error %q does not contain %q", tt.in, ie.Msg, tt.want)
+		}
+	}
+}
+
+func TestParseHandler_Builtins(t *testing.T) {
+	if len(Handlers()) != 9 {
+		t.Fatalf("%d built-in handlers, want 9", len(Handlers()))
+	}
+	for _, h := range Handlers() {
+		if h.Description == "" || h.Why == "" || h.Source == "" {
+			t.Errorf("%s: description, why and source are required", h.Name)
+		}
+		for _, kind := range messageKinds {
+			if _, ok := h.statementsFor(kind); !ok {
+				t.Errorf("%s: no statements for kind %s", h.Name, kind)
+			}
+		}
+		again, err := ParseHandler(h.Name, h.Source)
+		if err != nil || !reflect.DeepEqual(again, h) {
+			t.Errorf("%s: reparsing the source differs (%v)", h.Name, err)
+		}
+	}
+	if _, err := LookupHandler("nope"); err == nil || !strings.Contains(err.Error(), "filter-dedupe") {
+		t.Errorf("LookupHandler error does not list the names: %v", err)
+	}
+}
+
+func TestParseHandler_Errors(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"NoStatements", "@description nothing\n", "no SQL statements"},
+		{"UnknownParam", "UPDATE accounts\nSET balance = balance + :amout\nWHERE id = :account_id;", "line 1: unknown parameter :amout"},
+		{"QuestionMark", "UPDATE accounts SET balance = ? WHERE id = :account_id;", "line 1: unknown parameter ?"},
+		{"NoSemicolon", "UPDATE accounts SET balance = 1", "line 1: the statement does not end with ';'"},
+		{"TwoStatements", "UPDATE accounts SET balance = 1; DELETE FROM accounts;", "line 1: one statement per step"},
+		{"Forbidden", "-- hi\nATTACH 'x' AS y;", "line 2: ATTACH is not allowed"},
+		{"Pragma", "PRAGMA busy_timeout = 100;", "line 1: PRAGMA is not allowed"},
+		{"SyntaxError", "\n\nUPDATE accounts SETT balance = 1;", "line 3: "},
+		{"NoSuchTable", "DELETE FROM ledger;", "line 1: no such table: ledger"},
+		{"GuardFirst", "@stop-if-no-rows\nUPDATE accounts SET balance = 1;", "line 1: @stop-if-no-rows must follow a statement"},
+		{"GuardOnSelect", "SELECT 1 FROM accounts;\n@stop-if-no-rows", "line 2: @stop-if-no-rows must follow INSERT"},
+		{"FoundOnUpdate", "UPDATE accounts SET balance = 1;\n@stop-if-found", "line 2: @stop-if-found must follow a SELECT"},
+		{"OpenTx", "BEGIN;\nUPDATE accounts SET balance = 1;", "line 1: BEGIN without COMMIT or ROLLBACK"},
+		{"CommitWithoutBegin", "UPDATE accounts SET balance = 1;\nCOMMIT;", "line 2: COMMIT without BEGIN"},
+		{"NestedBegin", "BEGIN;\nBEGIN;\nCOMMIT;", "line 2: BEGIN inside a transaction"},
+		{"BadKind", "@on refund\nSELECT 1;", "line 1: @on takes a message kind"},
+		{"BadIdempotent", "@idempotent maybe\nSELECT 1;", "line 1: @idempotent takes yes or no"},
+		{"UnknownDirective", "@retry 3\nSELECT 1;", "line 1: unknown directive @retry"},
+		{"TwiceDescription", "@description a\n@description b\nSELECT 1;", "line 2: @description given twice (first on line 1)"},
+		{"HugeValue", "UPDATE accounts SET id = zeroblob(1000000000);", "line 1: not authorized"},
+		{"Recursive", "SELECT (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c);", "line 1: not authorized"},
+		{"Unterminated", "UPDATE accounts SET id = 'x;", "line 1: unterminated string literal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseHandler("mine", tt.src)
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v is not an *InputError", err)
+			}
+			if !strings.HasPrefix(ie.Msg, "handler mine") || !strings.Contains(ie.Msg, tt.want) {
+				t.Errorf("error %q does not contain %q", ie.Msg, tt.want)
+			}
+		})
+	}
+	if _, err := ParseHandler("Bad Name", "SELECT 1;"); err == nil {
+		t.Error("a bad name is accepted")
+	}
+}
+
+func FuzzParseScript(f *testing.F) {
+	for _, sc := range Scenarios() {
+		f.Add(sc.DefaultScript)
+	}
+	f.Add("prune older-than 0; advance 3 # x\nstep A 2")
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ParseScript(in)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(ie.Msg, "event ") && !strings.HasPrefix(ie.Msg, "the script is") {
+				t.Fatalf("error %v: not an InputError naming the event", err)
+			}
+			return
+		}
+		again, err := ParseScript(s.String())
+		if err != nil {
+			t.Fatalf("printed form %q does not parse: %v", s.String(), err)
+		}
+		if !reflect.DeepEqual(s.Events, again.Events) && len(s.Events)+len(again.Events) > 0 {
+			t.Fatalf("round trip changed %q into %q", in, s.String())
+		}
+	})
+}
+
+func FuzzParseHandler(f *testing.F) {
+	for _, h := range Handlers() {
+		f.Add(h.Source)
+	}
+	f.Add("SELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		h, err := ParseHandler("fuzz", src)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(ie.Msg, "handler fuzz") {
+				t.Fatalf("error %v is not an InputError naming the handler", err)
+			}
+			return
+		}
+		if len(h.Kinds()) == 0 {
+			t.Fatal("a parsed handler has no sections")
+		}
+	})
+}
