@@ -222,7 +222,7 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := restrictSQL(c); err != nil {
+	if err := restrictSQL(c, nil); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -241,7 +241,8 @@ var allowedFunctions = map[string]bool{
 // (possibly a learner's) may read and write the ledger's rows and use
 // transactions, and nothing else (no ATTACH, PRAGMA, DDL, recursive CTEs or
 // unlisted functions).
-func restrictSQL(c driver.Conn) error {
+// denied, when not nil, is told what was refused, for the parse error.
+func restrictSQL(c driver.Conn, denied func(string)) error {
 	return c.(sqlite.AuthorizerRegisterer).RegisterAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
 		switch action {
 		case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete, sqlite.AuthTransaction:
@@ -249,6 +250,22 @@ func restrictSQL(c driver.Conn) error {
 		case sqlite.AuthFunction:
 			if allowedFunctions[strings.ToLower(arg2)] {
 				return sqlite.AuthorizerOK
+			}
+			if denied != nil {
+				names := make([]string, 0, len(allowedFunctions))
+				for n := range allowedFunctions {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				denied(fmt.Sprintf("the function %s is not allowed; functions are %s", arg2, strings.Join(names, ", ")))
+			}
+		case sqlite.AuthRecursive:
+			if denied != nil {
+				denied("recursive queries are not allowed")
+			}
+		default:
+			if denied != nil {
+				denied("only reads and writes of the ledger's rows are allowed")
 			}
 		}
 		return sqlite.AuthorizerDeny
@@ -408,7 +425,8 @@ func (l *ledger) close() {
 // so a typo is reported with its line before anything runs.
 var sqlChecker struct {
 	sync.Mutex
-	conn driver.Conn
+	conn   driver.Conn
+	denied string // why the authorizer refused the statement being checked
 }
 
 func checkSQL(st *statement) error {
@@ -423,7 +441,11 @@ func checkSQL(st *statement) error {
 			return err
 		}
 		if err := execRaw(c, schemaSQL); err == nil {
-			err = restrictSQL(c)
+			err = restrictSQL(c, func(why string) {
+				if sqlChecker.denied == "" {
+					sqlChecker.denied = why
+				}
+			})
 		}
 		if err != nil {
 			c.Close()
@@ -431,7 +453,11 @@ func checkSQL(st *statement) error {
 		}
 		sqlChecker.conn = c
 	}
+	sqlChecker.denied = ""
 	s, err := sqlChecker.conn.Prepare(st.SQL)
+	if err != nil && sqlChecker.denied != "" {
+		return fmt.Errorf("%s", sqlChecker.denied)
+	}
 	if err != nil {
 		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "SQL logic error: "))
 	}

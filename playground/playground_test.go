@@ -358,7 +358,6 @@ func TestRun_NoLeak(t *testing.T) {
 	}
 }
 
-
 func TestRequestFromQuery(t *testing.T) {
 	q := url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}}
 	req, err := RequestFromQuery(q)
