@@ -35,18 +35,19 @@ const (
 	frontMatterPresent
 )
 
-func scanFrontMatter(src []byte) frontMatterState {
+// scanFrontMatter also returns the YAML text between the fences.
+func scanFrontMatter(src []byte) (frontMatterState, []byte) {
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	open := fenceDashes(lines[0])
 	if open == 0 {
-		return frontMatterMissing
+		return frontMatterMissing, nil
 	}
-	for _, line := range lines[1:] {
+	for i, line := range lines[1:] {
 		if fenceDashes(line) == open {
-			return frontMatterPresent
+			return frontMatterPresent, bytes.Join(lines[1:i+1], nil)
 		}
 	}
-	return frontMatterUnclosed
+	return frontMatterUnclosed, nil
 }
 
 // fenceDashes returns n when line is n ≥ 3 dashes (and a line ending), else 0.
@@ -61,11 +62,12 @@ func fenceDashes(line []byte) int {
 // decodeFrontMatter checks the front matter's YAML root node. The YAML text
 // starts on line 2 of the file (after the opening "---"); bad receives file
 // lines.
-func decodeFrontMatter(root *yaml.Node, bad func(line int, msg string)) frontMatter {
-	const firstLine = 1 // the YAML's line 1 is the file's line 2
-	badYAML := func(yamlLine int, msg string) { bad(firstLine+yamlLine, msg) }
+func decodeFrontMatter(root *yaml.Node, yamlText []byte, bad func(line int, msg string)) frontMatter {
+	const firstLine = 1                                 // the YAML's line 1 is the file's line 2
+	lastLine := bytes.Count(yamlText, []byte("\n")) + 1 // the closing ---
+	badYAML := func(yamlLine int, msg string) { bad(firstLine+min(yamlLine, lastLine), msg) }
 	var fm frontMatter
-	if root == nil {
+	if root == nil || (root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null") {
 		bad(1, "front matter is empty: want "+joinWords(frontMatterKeys, "and"))
 		return fm
 	}

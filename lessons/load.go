@@ -149,6 +149,16 @@ func Load(fsys fs.FS, opts Options) (*Course, error) {
 // would hide the front matter's opening "---".
 var utf8BOM = []byte("\xef\xbb\xbf")
 
+// normalizeNewlines turns CRLF and lone CR line endings into LF, so that
+// goldmark, yaml.v3 and our line numbers all count lines the same way.
+func normalizeNewlines(src []byte) []byte {
+	if !bytes.ContainsRune(src, '\r') {
+		return src
+	}
+	src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	return bytes.ReplaceAll(src, []byte("\r"), []byte("\n"))
+}
+
 // loadLesson parses, validates and renders one file. It returns nil when the
 // file cannot be read or its front matter is not closed; other problems are
 // recorded and the lesson is still returned, so that course-wide checks
@@ -160,11 +170,12 @@ func (l *loader) loadLesson(name string) *Lesson {
 		l.problem(file, 0, "cannot read: "+err.Error())
 		return nil
 	}
-	source = bytes.TrimPrefix(source, utf8BOM)
+	source = normalizeNewlines(bytes.TrimPrefix(source, utf8BOM))
 	lesson := &Lesson{Slug: slugFromFileName(name), Path: file}
 	bad := func(line int, msg string) { l.problem(file, line, msg) }
 
-	switch scanFrontMatter(source) {
+	state, yamlText := scanFrontMatter(source)
+	switch state {
 	case frontMatterMissing:
 		bad(1, "missing front matter: start the file with a --- line, then "+joinWords(frontMatterKeys, "and")+", then ---")
 	case frontMatterUnclosed:
@@ -177,10 +188,10 @@ func (l *loader) loadLesson(name string) *Lesson {
 	if data := frontmatter.Get(ctx); data != nil {
 		root, err := decodeFrontMatterNode(data)
 		if err != nil {
-			line, msg := yamlErrorPosition(err)
+			line, msg := yamlErrorPosition(err, yamlText)
 			bad(1+line, "front matter: invalid YAML: "+msg)
 		} else {
-			fm := decodeFrontMatter(root, bad)
+			fm := decodeFrontMatter(root, yamlText, bad)
 			lesson.Title, lesson.Summary = fm.Title, fm.Summary
 			lesson.Order, lesson.Minutes = fm.Order, fm.Minutes
 			lesson.Objectives, lesson.orderLine = fm.Objectives, fm.OrderLine
@@ -192,6 +203,13 @@ func (l *loader) loadLesson(name string) *Lesson {
 
 // Lesson returns the lesson with this slug, or nil.
 func (c *Course) Lesson(slug string) *Lesson {
+	if c.bySlug == nil { // a Course built by hand, as in other packages' tests
+		i := slices.IndexFunc(c.Lessons, func(l *Lesson) bool { return l.Slug == slug })
+		if i < 0 {
+			return nil
+		}
+		return c.Lessons[i]
+	}
 	return c.bySlug[slug]
 }
 

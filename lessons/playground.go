@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"slices"
@@ -24,19 +25,21 @@ var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expe
 // fenceLine is the file line of the opening fence; the YAML starts on the next
 // line. The returned error, if any, is a *LoadError listing every problem.
 func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSpec, error) {
+	body = normalizeNewlines(body)
 	spec := &PlaygroundSpec{File: file, Line: fenceLine, fieldLines: map[string]int{}}
 	var problems []Problem
+	lastLine := bytes.Count(body, []byte("\n")) + 1 // the closing fence, for errors at the end
 	badYAML := func(yamlLine int, msg string) {
-		problems = append(problems, Problem{File: file, Line: fenceLine + yamlLine, Msg: "playground: " + msg})
+		problems = append(problems, Problem{File: file, Line: fenceLine + min(yamlLine, lastLine), Msg: "playground: " + msg})
 	}
 	root, err := parseYAMLNode(body)
 	if err != nil {
-		line, msg := yamlErrorPosition(err)
+		line, msg := yamlErrorPosition(err, body)
 		badYAML(line, "invalid YAML: "+msg)
 		return nil, &LoadError{Problems: problems}
 	}
 	const want = "a YAML mapping of scenario, handlers, script and caption"
-	if root == nil {
+	if root == nil || (root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null") {
 		problems = append(problems, Problem{File: file, Line: fenceLine, Msg: "playground: the block is empty: want " + want})
 		return nil, &LoadError{Problems: problems}
 	}

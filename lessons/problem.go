@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -99,10 +100,18 @@ func isYAMLParserError(msg string) bool {
 
 var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// yamlErrorPosition splits a yaml.v3 syntax error into the 1-based line inside
-// the YAML text (1 when the error names none) and the message without the
-// "yaml: line N:" prefix.
-func yamlErrorPosition(err error) (line int, msg string) {
+// yamlErrorPosition splits a yaml.v3 syntax error about src into the 1-based
+// line inside src (1 when the error names none; at most the line after the
+// last, where an error at the end of the text lands) and the message without
+// the "yaml: line N:" prefix.
+func yamlErrorPosition(err error, src []byte) (line int, msg string) {
+	line, msg = yamlErrorLine(err)
+	return min(line, bytes.Count(src, []byte("\n"))+1), msg
+}
+
+// yamlErrorLine reads the line yaml.v3 names in a syntax error.
+
+func yamlErrorLine(err error) (line int, msg string) {
 	text := err.Error()
 	if m := yamlLineError.FindStringSubmatch(text); m != nil {
 		n, convErr := strconv.Atoi(m[1])

@@ -146,6 +146,10 @@ func TestCourse_Neighbours(t *testing.T) {
 	if course.Lesson("nope") != nil {
 		t.Error(`Lesson("nope") is not nil`)
 	}
+	byHand := &Course{Lessons: course.Lessons}
+	if byHand.Lesson("b") != course.Lessons[1] || byHand.Lesson("nope") != nil {
+		t.Error("Lesson does not work on a Course built by hand")
+	}
 }
 
 // minimalLesson is a valid lesson with the given title and order, and body.

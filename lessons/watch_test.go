@@ -1,0 +1,128 @@
+package lessons
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestWatch_ReloadsAndKeepsLastGood(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "01-a.md")
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(minimalLesson("First", 1, "Body.\n"))
+
+	loads := make(chan *Course, 10)
+	errs := make(chan error, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		Watch(ctx, dir, Options{}, 5*time.Millisecond, func(c *Course) { loads <- c }, func(err error) { errs <- err })
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	// The server keeps the course it has until onLoad hands it a new one, so
+	// "keep the last good" means: a broken edit calls onError and never onLoad.
+	waitFor := func(wantLoad bool) (*Course, error) {
+		t.Helper()
+		select {
+		case c := <-loads:
+			if !wantLoad {
+				t.Fatalf("onLoad called with %q, want onError", c.Lessons[0].Title)
+			}
+			return c, nil
+		case err := <-errs:
+			if wantLoad {
+				t.Fatalf("onError called, want onLoad: %v", err)
+			}
+			return nil, err
+		case <-time.After(5 * time.Second):
+			t.Fatal("Watch reported nothing within 5s")
+		}
+		return nil, nil
+	}
+
+	time.Sleep(20 * time.Millisecond) // let Watch take its first snapshot
+	write(minimalLesson("Second title", 1, "Body.\n"))
+	if c, _ := waitFor(true); c.Lessons[0].Title != "Second title" {
+		t.Errorf("reloaded title = %q", c.Lessons[0].Title)
+	}
+
+	write("---\ntitle: Broken\n---\n")
+	_, err := waitFor(false)
+	if want := filepath.Join(dir, "01-a.md") + `:1: front matter: missing field "summary"`; !strings.Contains(err.Error(), want) {
+		t.Errorf("onError got:\n%v\nwant a line %q", err, want)
+	}
+
+	write(minimalLesson("Fixed", 1, "Body, fixed.\n"))
+	if c, _ := waitFor(true); c.Lessons[0].Title != "Fixed" {
+		t.Errorf("reloaded title = %q", c.Lessons[0].Title)
+	}
+
+	// An unchanged folder reports nothing more.
+	select {
+	case c := <-loads:
+		t.Errorf("extra onLoad: %q", c.Lessons[0].Title)
+	case err := <-errs:
+		t.Errorf("extra onError: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func TestWatch_StopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		Watch(ctx, t.TempDir(), Options{}, time.Millisecond, func(*Course) {}, func(error) {})
+		close(done)
+	}()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not return after its context was cancelled")
+	}
+}
+
+func TestWatch_ReportsAVanishedFolderOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lessons")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		Watch(ctx, dir, Options{}, time.Millisecond, func(*Course) {}, func(err error) { errs <- err })
+		close(done)
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errs:
+		if !strings.Contains(err.Error(), "cannot read the lessons folder") {
+			t.Errorf("onError got %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no onError after the folder was removed")
+	}
+	time.Sleep(30 * time.Millisecond) // ~30 more polls
+	cancel()
+	<-done
+	if n := len(errs); n != 0 {
+		t.Errorf("%d more onError calls for the same missing folder, want 0", n)
+	}
+}
