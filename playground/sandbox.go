@@ -1,0 +1,235 @@
+package playground
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The sandbox fences the worker connections that run a learner's handler.
+// Learner SQL is untrusted: it runs inside the server process, next to other
+// learners' ledgers and the server's disk. The parser already refuses every
+// verb but SELECT/INSERT/UPDATE/DELETE/REPLACE and transactions; the sandbox
+// is the second wall, enforced by SQLite itself on each connection:
+//
+//   - an authorizer that allows reading and writing the ledger's own rows and
+//     transactions, and denies ATTACH/DETACH, DDL (tables, triggers, views),
+//     PRAGMA, recursive CTEs, writes to sqlite_* tables, other schemas and
+//     every function that is not on a short arithmetic list (load_extension,
+//     zeroblob, randomblob, printf… are all off);
+//   - limits: no attached database (SQLITE_LIMIT_ATTACHED 0), values of at
+//     most 64 KiB, statements of at most 8 KiB, no trigger recursion;
+//   - a page cap on the ledger (PRAGMA max_page_count), so a loop of inserts
+//     cannot fill the server's memory;
+//   - a deadline per statement (sandboxStatementTimeout): modernc.org/sqlite
+//     interrupts the statement when its context ends.
+//
+// Every refusal becomes a statement error that starts with "refused:" and
+// says why, so the checker can tell it from an ordinary constraint failure.
+const (
+	sandboxStatementTimeout = 40 * time.Millisecond
+	sandboxCheckTimeout     = 5 * time.Second
+	sandboxMaxPages         = 256 // × 4 KiB pages: a 1 MiB ledger
+	sandboxMaxLength        = 64 << 10
+	sandboxMaxSQLLength     = 8 << 10
+)
+
+// sandboxRefused is the prefix of every sandbox error message.
+const sandboxRefused = "refused: "
+
+// sandboxFunctions are the SQL functions learner SQL may call: arithmetic,
+// guards and aggregates, none of which can build a large value or reach
+// outside the ledger.
+var sandboxFunctions = map[string]bool{
+	"abs": true, "coalesce": true, "ifnull": true, "iif": true, "nullif": true, "max": true, "min": true,
+	"length": true, "lower": true, "upper": true, "typeof": true, "round": true,
+	"count": true, "sum": true, "total": true, "avg": true,
+}
+
+// sandboxAuthorizer is consulted by SQLite while it compiles a statement.
+func sandboxAuthorizer(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, _ string) sqlite.AuthorizerReturnCode {
+	if dbName != "" && dbName != "main" {
+		return sqlite.AuthorizerDeny // temp or an attached schema
+	}
+	switch action {
+	case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthTransaction:
+		return sqlite.AuthorizerOK
+	case sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete:
+		if strings.HasPrefix(strings.ToLower(arg1), "sqlite_") {
+			return sqlite.AuthorizerDeny
+		}
+		return sqlite.AuthorizerOK
+	case sqlite.AuthFunction:
+		if sandboxFunctions[strings.ToLower(arg2)] {
+			return sqlite.AuthorizerOK
+		}
+	}
+	return sqlite.AuthorizerDeny
+}
+
+// sandboxConfine fences one raw connection. It must run after the schema and
+// the initial rows are in place (the authorizer forbids DDL) and before any
+// learner statement.
+func sandboxConfine(c driver.Conn) error {
+	reg, ok := c.(sqlite.AuthorizerRegisterer)
+	if !ok {
+		return fmt.Errorf("sandbox: the sqlite driver offers no authorizer")
+	}
+	// An authorizer installed by the engine would refuse the PRAGMA below;
+	// lift it while the sandbox sets up, then install the sandbox's own.
+	if err := reg.RegisterAuthorizer(nil); err != nil {
+		return err
+	}
+	if err := execRaw(c, fmt.Sprintf("PRAGMA max_page_count = %d", sandboxMaxPages)); err != nil {
+		return fmt.Errorf("sandbox: page cap: %w", err)
+	}
+	if err := sandboxLimits(c); err != nil {
+		return fmt.Errorf("sandbox: limits: %w", err)
+	}
+	return reg.RegisterAuthorizer(sandboxAuthorizer)
+}
+
+// sandboxLimits sets sqlite3_limit on the connection. The driver only offers
+// it through database/sql (sqlite.Limit takes a *sql.Conn), so the raw
+// connection is lent to a throwaway sql.DB through a wrapper that the driver
+// sees through (Unwrap) and that does not close it.
+func sandboxLimits(c driver.Conn) error {
+	db := sql.OpenDB(sandboxLender{c})
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, l := range []struct{ id, val int }{
+		{sqlite3.SQLITE_LIMIT_ATTACHED, 0},
+		{sqlite3.SQLITE_LIMIT_LENGTH, sandboxMaxLength},
+		{sqlite3.SQLITE_LIMIT_SQL_LENGTH, sandboxMaxSQLLength},
+		{sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH, 1},
+		{sqlite3.SQLITE_LIMIT_EXPR_DEPTH, 100},
+		{sqlite3.SQLITE_LIMIT_COMPOUND_SELECT, 8},
+	} {
+		if _, err := sqlite.Limit(conn, l.id, l.val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type sandboxLender struct{ c driver.Conn }
+
+func (k sandboxLender) Connect(context.Context) (driver.Conn, error) {
+	return sandboxLent{k.c}, nil
+}
+func (k sandboxLender) Driver() driver.Driver { return sqliteDriver }
+
+// sandboxLent is the lent connection: Close leaves it open for the ledger.
+type sandboxLent struct{ driver.Conn }
+
+func (l sandboxLent) Unwrap() driver.Conn { return l.Conn }
+func (l sandboxLent) Close() error        { return nil }
+
+// sandboxConn wraps a confined worker connection so that every statement
+// gets its own deadline and every refusal a clear message. Hooks were
+// registered on the raw connection before it was wrapped.
+type sandboxConn struct {
+	driver.Conn
+	timeout time.Duration
+}
+
+func (c *sandboxConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	sctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r, err := c.Conn.(driver.ExecerContext).ExecContext(sctx, q, args)
+	return r, sandboxError(ctx, sctx, c.timeout, err)
+}
+
+func (c *sandboxConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	sctx, cancel := context.WithTimeout(ctx, c.timeout)
+	rows, err := c.Conn.(driver.QueryerContext).QueryContext(sctx, q, args)
+	if err != nil {
+		err = sandboxError(ctx, sctx, c.timeout, err)
+		cancel()
+		return nil, err
+	}
+	return &sandboxRows{Rows: rows, parent: ctx, ctx: sctx, cancel: cancel, timeout: c.timeout}, nil
+}
+
+// sandboxRows keeps the statement's deadline running while rows are read.
+type sandboxRows struct {
+	driver.Rows
+	parent, ctx context.Context
+	cancel      context.CancelFunc
+	timeout     time.Duration
+}
+
+func (r *sandboxRows) Next(dest []driver.Value) error {
+	return sandboxError(r.parent, r.ctx, r.timeout, r.Rows.Next(dest))
+}
+
+func (r *sandboxRows) Close() error {
+	defer r.cancel()
+	return r.Rows.Close()
+}
+
+// sandboxError rewrites the errors the sandbox causes into messages a
+// learner can act on; other errors pass unchanged.
+func sandboxError(parent, stmt context.Context, timeout time.Duration, err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	if parent.Err() == nil && stmt.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("%sthe statement ran longer than %d ms and was stopped; a handler statement should touch a few rows", sandboxRefused, timeout.Milliseconds())
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_AUTH:
+			return fmt.Errorf("%snot authorized: handler SQL may read and write the ledger's rows, and nothing else (no ATTACH, PRAGMA, schema changes, recursive queries or unlisted functions)", sandboxRefused)
+		case sqlite3.SQLITE_FULL:
+			return fmt.Errorf("%sthe ledger is capped at %d KiB and this statement would grow it past that", sandboxRefused, sandboxMaxPages*4)
+		case sqlite3.SQLITE_TOOBIG:
+			return fmt.Errorf("%sa value or statement is larger than the sandbox allows (%d KiB)", sandboxRefused, sandboxMaxLength>>10)
+		case sqlite3.SQLITE_INTERRUPT:
+			if parent.Err() == nil {
+				return fmt.Errorf("%sthe statement ran longer than %d ms and was stopped", sandboxRefused, timeout.Milliseconds())
+			}
+		}
+	}
+	return err
+}
+
+// sandboxWorkers opens every worker's connection of a run now, confines it
+// and wraps it with the statement deadline. The engine opens connections
+// lazily and only when a worker has none, so these are the ones used.
+func sandboxWorkers(s *sim) error {
+	for _, w := range s.workers {
+		if w.db != nil {
+			continue
+		}
+		db, err := s.l.conn(w.name)
+		if err != nil {
+			return err
+		}
+		if err := sandboxConfine(db.conn); err != nil {
+			return err
+		}
+		db.conn = &sandboxConn{Conn: db.conn, timeout: sandboxStatementTimeout}
+		w.db = db
+	}
+	return nil
+}
+
+// isBuiltinHandler tells the engine's own handlers (trusted, embedded) from
+// handlers parsed from a learner's source.
+func isBuiltinHandler(h *Handler) bool {
+	return h != nil && builtinHandlers[h.Name] == h
+}
