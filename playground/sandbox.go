@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -189,6 +190,9 @@ func sandboxError(parent, stmt context.Context, timeout time.Duration, err error
 	if parent.Err() == nil && stmt.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("%sthe statement ran longer than %d ms and was stopped; a handler statement should touch a few rows", sandboxRefused, timeout.Milliseconds())
 	}
+	if strings.Contains(err.Error(), "not authorized to use function") {
+		return fmt.Errorf("%sthat function is not available in the sandbox; handler SQL may use %s", sandboxRefused, sandboxFunctionList())
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -205,6 +209,15 @@ func sandboxError(parent, stmt context.Context, timeout time.Duration, err error
 		}
 	}
 	return err
+}
+
+func sandboxFunctionList() string {
+	names := make([]string, 0, len(sandboxFunctions))
+	for n := range sandboxFunctions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // sandboxWorkers opens every worker's connection of a run now, confines it
