@@ -129,6 +129,7 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 	}
 	l.onCommit = s.committed
 	ht := &HandlerTrace{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why}
+	expectedFor := -1 // how many messages had been delivered when Expected was last computed
 	for i, ev := range script.Events {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -139,8 +140,19 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 		if err := s.apply(ev); err != nil {
 			return nil, err
 		}
-		f := Frame{Event: i + 1, Tick: s.now, StepCount: len(s.steps) - first,
-			Expected: s.expected(), Actual: s.actual(), Ledger: l.snapshot(), Changed: []string{}}
+		f := Frame{Event: i + 1, Tick: s.now, StepCount: len(s.steps) - first, Changed: []string{}}
+		if prev := len(ht.Frames) - 1; prev >= 0 && len(s.changed) == 0 {
+			// Nothing committed during the event: share the previous
+			// figures and rows (they are never modified).
+			f.Actual, f.Ledger = ht.Frames[prev].Actual, ht.Frames[prev].Ledger
+		} else {
+			f.Actual, f.Ledger = s.actual(), l.snapshot()
+		}
+		if prev := len(ht.Frames) - 1; prev >= 0 && len(s.delivered) == expectedFor {
+			f.Expected = ht.Frames[prev].Expected
+		} else {
+			f.Expected, expectedFor = s.expected(), len(s.delivered)
+		}
 		if f.StepCount > 0 {
 			f.FirstStep = first + 1
 		}
@@ -154,9 +166,8 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 	if ht.Steps == nil {
 		ht.Steps = []Step{}
 	}
-	ht.Expected = s.expected()
-	ht.Actual = s.actual()
-	ht.Ledger = l.snapshot()
+	last := ht.Frames[len(ht.Frames)-1]
+	ht.Expected, ht.Actual, ht.Ledger = last.Expected, last.Actual, last.Ledger
 	s.verdict(ht, script)
 	if testHookBeforeClose != nil {
 		testHookBeforeClose(l)
@@ -218,7 +229,7 @@ func (s *sim) apply(ev Event) error {
 	case EventReplay:
 		return s.replay()
 	case EventPrune:
-		s.prune(ev)
+		return s.prune(ev)
 	case EventAdvance:
 		from := s.now
 		s.now += ev.N
@@ -383,14 +394,18 @@ func (s *sim) replay() error {
 	return nil
 }
 
-func (s *sim) prune(ev Event) {
+func (s *sim) prune(ev Event) error {
 	older := s.sc.Settings.RetentionTicks
 	if ev.OlderThan {
 		older = ev.N
 	}
 	cutoff := s.now - older
 	const q = "DELETE FROM processed_messages WHERE processed_at < :cutoff"
-	res := s.l.pinned.exec(s.ctx, q, []driver.NamedValue{{Name: "cutoff", Ordinal: 1, Value: cutoff}}, false)
+	janitor, err := s.l.janitorConn()
+	if err != nil {
+		return err
+	}
+	res := janitor.exec(s.ctx, q, []driver.NamedValue{{Name: "cutoff", Ordinal: 1, Value: cutoff}}, false)
 	st := Step{Kind: StepPrune, Worker: "janitor", SQL: q, Args: []Arg{{"cutoff", cutoff}},
 		Note: fmt.Sprintf("delete dedupe rows older than %d ticks", older)}
 	if res.Err != nil {
@@ -404,6 +419,7 @@ func (s *sim) prune(ev Event) {
 		}
 	}
 	s.record(st)
+	return nil
 }
 
 // runToCompletion runs w to its ack (or crash). When w is blocked by a lock,

@@ -158,9 +158,15 @@ func normalize(v any) any {
 // ledger is one run's private database: a pinned connection keeps the memdb
 // alive, each worker has its own connection, and the change hooks keep a Go
 // mirror of the committed rows so that snapshots never need a read lock.
+//
+// The pinned connection doubles as the first worker's connection (it is
+// never closed before the run ends, whatever happens to the worker), which
+// saves opening and reading the schema on one more connection per run.
 type ledger struct {
 	uri       string
-	pinned    *dbConn // also the janitor's connection (prune)
+	pinned    *dbConn
+	claimed   bool    // the pinned connection belongs to a worker
+	janitor   *dbConn // opened on the first prune
 	conns     []*dbConn
 	committed tableState
 	// onCommit is told about every committed batch of changes (effect counting).
@@ -192,9 +198,8 @@ type rowChange struct {
 }
 
 func openLedger(t *ledgerTemplate) (*ledger, error) {
-	l := &ledger{uri: t.uri}
-	l.uri = memdbURI("ledger")
-	c, err := sqliteDriver.Open(l.uri)
+	l := &ledger{uri: memdbURI("ledger")}
+	c, err := sqliteDriver.Open(l.uri + workerPragmas)
 	if err != nil {
 		return nil, err
 	}
@@ -209,16 +214,29 @@ func openLedger(t *ledgerTemplate) (*ledger, error) {
 		c.Close()
 		return nil, fmt.Errorf("restore ledger: %w", err)
 	}
+	if err := restrictSQL(c, nil); err != nil {
+		c.Close()
+		return nil, err
+	}
 	openLedgers.Add(1)
 	l.committed = t.initial.clone()
-	l.pinned = l.attach("janitor", c)
+	l.pinned = l.attach("", c)
 	return l, nil
 }
 
-// conn opens a worker's connection. busy_timeout=0: a lock conflict comes
-// back at once as SQLITE_BUSY and the scheduler decides what runs next.
+// workerPragmas: a lock conflict comes back at once as SQLITE_BUSY (no
+// waiting) and the scheduler decides what runs next.
+const workerPragmas = "&_pragma=busy_timeout(0)"
+
+// conn returns a worker's own connection: the pinned one for the first
+// worker that asks, a new one for the others.
 func (l *ledger) conn(name string) (*dbConn, error) {
-	c, err := sqliteDriver.Open(l.uri + "&_pragma=busy_timeout(0)")
+	if !l.claimed {
+		l.claimed = true
+		l.pinned.name = name
+		return l.pinned, nil
+	}
+	c, err := sqliteDriver.Open(l.uri + workerPragmas)
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +245,19 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 		return nil, err
 	}
 	return l.attach(name, c), nil
+}
+
+// janitorConn is the connection prune runs on (the broker's housekeeping,
+// not a worker), opened on first use.
+func (l *ledger) janitorConn() (*dbConn, error) {
+	if l.janitor == nil {
+		c, err := sqliteDriver.Open(l.uri + workerPragmas)
+		if err != nil {
+			return nil, err
+		}
+		l.janitor = l.attach("janitor", c)
+	}
+	return l.janitor, nil
 }
 
 // allowedFunctions are the SQL functions a handler may call: enough for
