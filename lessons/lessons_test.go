@@ -55,3 +55,25 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 		})
 	}
 }
+
+// The server loads at start while Watch may reload in the background: Load
+// must share no mutable state between calls.
+func TestLoad_ConcurrentCallsAreIndependent(t *testing.T) {
+	done := make(chan string, 4)
+	for range 4 {
+		go func() {
+			course, err := Load(Embedded(), Options{})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- course.Lessons[0].Body[0].HTML
+		}()
+	}
+	first := <-done
+	for range 3 {
+		if got := <-done; got != first {
+			t.Errorf("concurrent loads differ:\n%s\n---\n%s", first, got)
+		}
+	}
+}
