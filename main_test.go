@@ -560,3 +560,29 @@ func BenchmarkStartup(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParseFrameAncestors checks that whatever an operator types, what
+// reaches the CSP header is a list of single source expressions: nothing that
+// could end the directive (';', ','), add a quoted keyword or break the line.
+func FuzzParseFrameAncestors(f *testing.F) {
+	for _, seed := range []string{"'self'", "none", "'self', https://docs.example.com", "https://*.example.com:443", "https:", "a;b", "'unsafe-inline'", "\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		origins, err := parseFrameAncestors(list)
+		if err != nil {
+			return
+		}
+		if len(origins) == 0 {
+			t.Fatalf("parseFrameAncestors(%q) accepted an empty list", list)
+		}
+		for _, o := range origins {
+			if o == "'self'" || o == "'none'" {
+				continue
+			}
+			if o == "" || strings.ContainsAny(o, "'\";, \t\r\n") {
+				t.Fatalf("parseFrameAncestors(%q) let %q through", list, o)
+			}
+		}
+	})
+}
