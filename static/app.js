@@ -227,6 +227,25 @@
           text.textContent = count + " of " + slugs.length + " lessons done";
         }
       });
+
+      // The start button points at the first lesson not done yet.
+      var start = document.querySelector("[data-testid='start']");
+      var startLabel = start && start.querySelector("[data-start-label]");
+      var items = Array.from(document.querySelectorAll("[data-testid='lesson-item']"));
+      if (startLabel && items.length > 0) {
+        var nextIndex = items.findIndex(function (item) { return !done.has(item.getAttribute("data-lesson-slug")); });
+        var target = items[nextIndex < 0 ? 0 : nextIndex].querySelector("a[href]");
+        if (target) {
+          start.href = target.href;
+        }
+        if (nextIndex < 0) {
+          startLabel.textContent = "Read again from lesson 1";
+        } else if (nextIndex > 0 || items.some(function (item) { return done.has(item.getAttribute("data-lesson-slug")); })) {
+          startLabel.textContent = "Continue with lesson " + (nextIndex + 1);
+        } else {
+          startLabel.textContent = "Start with lesson 1";
+        }
+      }
     }
 
     document.addEventListener("change", function (event) {

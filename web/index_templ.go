@@ -64,7 +64,7 @@ func indexPage(v *siteView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-testid=\"start\">Start with lesson 1 <span aria-hidden=\"true\">→</span></a><div class=\"progress needs-js\" data-progress data-slugs=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-testid=\"start\"><span data-start-label>Start with lesson 1</span> <span aria-hidden=\"true\">→</span></a><div class=\"progress needs-js\" data-progress data-slugs=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -477,6 +478,10 @@ func renderPage(ctx context.Context, layout, content templ.Component) (*rendered
 	}, nil
 }
 
+// hostPattern is what the host of a public URL may be: a name or IPv4
+// address, or a bracketed IPv6 address, with an optional port.
+var hostPattern = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
+
 // parsePublicURL splits a public URL into its origin and path prefix.
 func parsePublicURL(raw string) (origin, base string, err error) {
 	if raw == "" {
@@ -491,6 +496,9 @@ func parsePublicURL(raw string) (origin, base string, err error) {
 	}
 	if u.Host == "" {
 		return "", "", fmt.Errorf("web: public URL %q has no host", raw)
+	}
+	if !hostPattern.MatchString(u.Host) {
+		return "", "", fmt.Errorf("web: public URL %q: %q is not a host name, IP address or [IPv6] with an optional :port", raw, u.Host)
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", "", fmt.Errorf("web: public URL %q must be scheme://host[/path], without user, query or fragment", raw)
