@@ -29,10 +29,22 @@
 // forms are rewritten to /lessons/other.
 //
 // A fenced block whose info string is "playground" holds a YAML spec (see
-// PlaygroundSpec) and becomes a Block of its own in Lesson.Body. Other fenced
-// block kinds are added through Options.Directives.
+// PlaygroundSpec and ParsePlaygroundSpec) and becomes a Block of its own in
+// Lesson.Body, which is why such blocks must sit at the top level of the
+// lesson. Other fenced block kinds are added through Options.Directives. A
+// fenced block of a kind that is neither a directive nor a language chroma
+// knows is reported, so that a typo such as ```playgroud does not silently
+// render as code; so is a callout marker other than the three above.
 //
-// Every problem found is reported as "file:line: message" in one *LoadError.
+// Every problem found is reported as "file:line: message" in one *LoadError,
+// sorted by file and line: what `idemlab lint` prints and what stops a start.
+//
+// Rendered HTML conventions the stylesheet relies on: code blocks are
+// <pre class="chroma"><code>… with chroma token classes (HighlightCSS styles
+// them); callouts are <aside class="callout callout-note|tip|warning"
+// role="note"> starting with <p class="callout-title">; h2 and h3 end with
+// <a class="heading-anchor" href="#id">#</a>; table cells align with the
+// align attribute, never a style attribute, so a strict CSP holds.
 package lessons
 
 import (
