@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 
@@ -222,10 +223,7 @@ func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error 
 }
 
 func unknownLesson(slug string) error {
-	if len(slug) > 80 {
-		slug = slug[:80] + "…"
-	}
-	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", slug)
+	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", truncate(slug, 80))
 }
 
 var (
@@ -395,9 +393,14 @@ func (s *Server) withFriendlyFallbacks(mux *http.ServeMux) http.Handler {
 	})
 }
 
+// truncate shortens what a visitor typed before it is echoed in a message,
+// cutting at a rune boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

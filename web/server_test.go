@@ -577,3 +577,53 @@ func TestServer_EmbeddedCourse(t *testing.T) {
 		}
 	}
 }
+
+func TestServer_EmbedErrorKeepsEmbedLayout(t *testing.T) {
+	resp := do(t, newTestServer(t, Config{}).Handler(), "GET", "/embed/lessons/nope")
+	doc := document(t, resp)
+	if resp.StatusCode != 404 || doc.Find(testID("error-page")).Length() != 1 {
+		t.Fatalf("status %d, want the 404 page", resp.StatusCode)
+	}
+	if doc.Find("header, footer").Length() != 0 || !doc.Find("body").HasClass("embed-body") {
+		t.Error("an error inside an iframe should keep the embed layout")
+	}
+}
+
+func TestServer_SetCourseWhileServing(t *testing.T) {
+	s := newTestServer(t, Config{})
+	h := s.Handler()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 20 {
+			s.SetCourse(sampleCourse())
+		}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if resp := do(t, h, "GET", "/lessons/why-twice"); resp.StatusCode != 200 {
+			t.Fatalf("request %d during SetCourse: status %d", i, resp.StatusCode)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"ééé", 3, "é…"}, // never cut inside a rune
+	}
+	for _, tt := range tests {
+		if got := truncate(tt.in, tt.n); got != tt.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
