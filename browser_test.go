@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -125,4 +126,60 @@ func expectText(t testing.TB, ctx context.Context, testID, want string) {
 	if strings.TrimSpace(got) != want {
 		t.Errorf("%s = %q, want %q", testID, got, want)
 	}
+}
+
+func TestBrowser_DoneMarkSurvivesReload(t *testing.T) {
+	ctx := browsertest.New(t)
+	server := startServe(t)
+	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
+	must(t, err)
+	total := len(course.Lessons)
+
+	must(t, chromedp.Do(ctx,
+		chromedp.Navigate(server.URL+"/"),
+		chromedp.WaitVisible(browsertest.TestID("progress")),
+	))
+	expectText(t, ctx, "progress", fmt.Sprintf("0 of %d lessons done", total))
+
+	firstToggle := chromedp.CSS(`[data-testid="lesson-item"] [data-testid="done-toggle"]`)
+	must(t, chromedp.Do(ctx, chromedp.Click(firstToggle)))
+	expectText(t, ctx, "progress", fmt.Sprintf("1 of %d lessons done", total))
+
+	must(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(browsertest.TestID("progress"))))
+	expectText(t, ctx, "progress", fmt.Sprintf("1 of %d lessons done", total))
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+		`document.querySelector('[data-testid="lesson-item"] [data-testid="done-toggle"]').checked`))
+	must(t, err)
+	if !checked {
+		t.Error("after a reload the first lesson is no longer marked done")
+	}
+	if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowser_WorksWithoutJavaScript follows the course with the page's
+// scripts off: every control that matters is a plain link, and what only
+// works with scripts (the done marks) is hidden rather than broken.
+func TestBrowser_WorksWithoutJavaScript(t *testing.T) {
+	ctx := browsertest.New(t)
+	server := startServe(t)
+	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
+	must(t, err)
+	first, second := course.Lessons[0], course.Lessons[1]
+
+	must(t, chromedp.Do(ctx,
+		browsertest.DisableJavaScript(),
+		chromedp.Navigate(server.URL+"/"),
+		chromedp.WaitVisible(browsertest.TestID("lesson-list")),
+		chromedp.WaitNotVisible(browsertest.TestID("done-toggle")),
+		chromedp.Click(chromedp.CSS(`[data-testid="lesson-item"] a[href$="/lessons/`+first.Slug+`"]`)),
+	))
+	must(t, browsertest.WaitForPath(ctx, "/lessons/"+first.Slug))
+	expectText(t, ctx, "lesson-title", first.Title)
+
+	must(t, chromedp.Do(ctx, chromedp.Click(browsertest.TestID("next"))))
+	must(t, browsertest.WaitForPath(ctx, "/lessons/"+second.Slug))
+	expectText(t, ctx, "lesson-title", second.Title)
+	browsertest.Screenshot(t, ctx, "lesson-no-js")
 }

@@ -151,6 +151,16 @@ func ColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// DisableJavaScript turns off the page's own scripts in the tab (the
+// harness can still evaluate expressions), to check that a page works as
+// plain links and forms: progressive enhancement.
+func DisableJavaScript() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+}
+
 // navigationTimeout bounds WaitForPath.
 const navigationTimeout = 15 * time.Second
 
@@ -292,12 +302,16 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 // SaveScreenshot writes png to ScreenshotDir under a file name made of the
 // test name and name, and returns its path.
 func SaveScreenshot(testName, name string, png []byte) (string, error) {
-	if len(png) == 0 {
-		return "", errors.New("empty image")
-	}
 	dir, err := ScreenshotDir()
 	if err != nil {
 		return "", fmt.Errorf("screenshot folder: %w", err)
+	}
+	return writeScreenshot(dir, testName, name, png)
+}
+
+func writeScreenshot(dir, testName, name string, png []byte) (string, error) {
+	if len(png) == 0 {
+		return "", errors.New("empty image")
 	}
 	path := filepath.Join(dir, fileName(testName)+"-"+fileName(name)+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
