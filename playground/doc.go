@@ -23,8 +23,8 @@
 //
 // Each handler gets its own ledger: an in-memory SQLite database
 // (file:/idemlab-ledger-N?vfs=memdb) restored from the scenario's template
-// with SQLite's backup API, kept alive by one pinned connection (also used by
-// the janitor that prunes) and freed when the run ends. Tables:
+// with SQLite's backup API, kept alive by one pinned connection and freed
+// when the run ends (closing the last connection frees a memdb). Tables:
 //
 //	accounts(id TEXT PRIMARY KEY, balance INTEGER)
 //	orders(id TEXT PRIMARY KEY, state TEXT, shipped_at INTEGER)
@@ -32,7 +32,9 @@
 //	processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER)
 //
 // Each worker has its own connection with busy_timeout=0, opened on first
-// use. Statements run one at a time, synchronously, on the caller's
+// use; the first worker that needs one gets the pinned connection (it is
+// never closed before the run ends, whatever happens to that worker), the
+// janitor that prunes gets its own on the first prune. Statements run one at a time, synchronously, on the caller's
 // goroutine: there are no goroutines per worker. Locking is SQLite's own.
 // When a statement answers SQLITE_BUSY the worker is blocked (a "blocked"
 // step) and keeps its place:

@@ -370,7 +370,11 @@ func (s *sim) expire(m *msgState) {
 	if len(names) > 0 {
 		note += "; " + strings.Join(names, ", ") + " is still running, and its ack will be refused"
 	}
-	s.record(Step{Kind: StepLeaseExpired, Worker: strings.Join(names, ","), Message: id, Note: note})
+	st := Step{Kind: StepLeaseExpired, Message: id, Note: note}
+	if len(names) > 0 {
+		st.Worker = names[0]
+	}
+	s.record(st)
 }
 
 func (s *sim) replay() error {

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -172,6 +173,12 @@ func FuzzParseHandler(f *testing.F) {
 		}
 		if len(h.Kinds()) == 0 {
 			t.Fatal("a parsed handler has no sections")
+		}
+		// Whatever parses must also run, against two workers and a crash.
+		_, err = Run(context.Background(), Request{Scenario: "concurrent-duplicate", Custom: []*Handler{h},
+			Script: "start msg-1 on A; start msg-1 on B; step A; step B; step A 2; crash B; finish A; redeliver msg-1; prune older-than 0"})
+		if err != nil {
+			t.Fatalf("a parsed handler does not run: %v", err)
 		}
 	})
 }
