@@ -1,0 +1,276 @@
+package playground
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Exercise is a handler the learner must fix, and the delivery schedules it
+// is checked under. The lessons package reads it from a fenced ```exercise
+// block written in YAML; the field names below are the YAML keys:
+//
+//	id: dedupe-credit                 # unique, a-z 0-9 '-'
+//	title: Make the credit idempotent # short, for the course index
+//	goal: >-                          # one sentence, shown above the editor
+//	  Credit each payment exactly once, however often it is delivered.
+//	scenarios: [lost-ack]             # built-in scenarios, checked in order
+//	invariants: [exactly-once]        # see the Invariant… constants
+//	bounds:                           # see ExploreBounds
+//	  workers: 1
+//	  max_events: 6
+//	  crashes: 1
+//	  lost_acks: 1
+//	start: |                          # the handler script the editor opens with
+//	  UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;
+//	solution: |                       # revealed on request; must pass
+//	  BEGIN;
+//	  …
+//	hints:                            # revealed one at a time
+//	  - What does the handler remember about a message it has handled?
+type Exercise struct {
+	ID         string        `yaml:"id" json:"id"`
+	Title      string        `yaml:"title" json:"title"`
+	Goal       string        `yaml:"goal" json:"goal"`
+	Scenarios  []string      `yaml:"scenarios" json:"scenarios"`
+	Invariants []string      `yaml:"invariants" json:"invariants"`
+	Bounds     ExploreBounds `yaml:"bounds" json:"bounds"`
+	Start      string        `yaml:"start" json:"start"`
+	Solution   string        `yaml:"solution" json:"solution"`
+	Hints      []string      `yaml:"hints" json:"hints"`
+}
+
+// ExploreBounds limit the schedules the checker enumerates. Every count is
+// a budget over one whole schedule; zero turns that fault off. The checker
+// delivers every message of the scenario (or the first Messages of them)
+// and, after any fault, keeps redelivering until every message is acked:
+// only schedules that settle like that are checked.
+type ExploreBounds struct {
+	// Workers is how many of the scenario's workers receive messages (1–3,
+	// default 1). With 2 or more, each delivery names its worker.
+	Workers int `yaml:"workers" json:"workers"`
+	// Messages is how many of the scenario's messages take part (default all).
+	Messages int `yaml:"messages" json:"messages"`
+	// MaxEvents bounds the length of a schedule in script events (default 8).
+	MaxEvents int `yaml:"max_events" json:"max_events"`
+	// Crashes: a worker dies at a step boundary (crash-after N for every N,
+	// crash-before-ack, or crash W between two interleaved steps).
+	Crashes int `yaml:"crashes" json:"crashes"`
+	// LostAcks: a delivery's ack never reaches the broker.
+	LostAcks int `yaml:"lost_acks" json:"lost_acks"`
+	// Expiries: a lease runs out while its worker is still running.
+	Expiries int `yaml:"expiries" json:"expiries"`
+	// Duplicates: the broker hands out a second copy of a message that is
+	// still leased to another worker.
+	Duplicates int `yaml:"duplicates" json:"duplicates"`
+	// Publishes: the producer sends a message again (a retried webhook).
+	Publishes int `yaml:"publishes" json:"publishes"`
+	// Replays: the consumer rewinds to offset 0.
+	Replays int `yaml:"replays" json:"replays"`
+	// Restarts: an idle worker restarts and loses its in-process filter.
+	Restarts int `yaml:"restarts" json:"restarts"`
+	// Prunes: the janitor deletes dedupe rows older than the scenario's retention.
+	Prunes int `yaml:"prunes" json:"prunes"`
+	// Interleave runs deliveries statement by statement (start, step), so
+	// that two workers interleave in every order.
+	Interleave bool `yaml:"interleave" json:"interleave"`
+	// Advance lists the clock jumps (ticks) the checker may insert.
+	Advance []int64 `yaml:"advance" json:"advance"`
+	// MaxClock is the last tick a schedule may reach through Advance:
+	// the time within which retries and replays happen.
+	MaxClock int64 `yaml:"max_clock" json:"max_clock"`
+	// RetryWindow: the producer only retries (publish) up to this tick (0: any time).
+	RetryWindow int64 `yaml:"retry_window" json:"retry_window"`
+}
+
+// Invariants an exercise can require of every settled schedule.
+const (
+	// InvariantExactlyOnce: the ledger equals the one where each distinct
+	// delivered message was applied exactly once.
+	InvariantExactlyOnce = "exactly-once"
+	// InvariantNoLostEffect: no delivered message's effect is missing.
+	InvariantNoLostEffect = "no-lost-effect"
+	// InvariantNoDuplicateEffect: no message's effect was applied twice.
+	InvariantNoDuplicateEffect = "no-duplicate-effect"
+	// InvariantShippedOnceIfPaid: every order has at most one shipment,
+	// only a paid order is shipped, and a paid order whose ship message was
+	// delivered is shipped.
+	InvariantShippedOnceIfPaid = "shipped-once-if-paid"
+)
+
+var invariantNames = []string{InvariantExactlyOnce, InvariantNoLostEffect, InvariantNoDuplicateEffect, InvariantShippedOnceIfPaid}
+
+// Limits of the checker: bounds beyond them would take too long to explore.
+const (
+	exerciseMaxEvents = 24
+	exerciseMaxBudget = 3
+	exerciseMaxHints  = 10
+)
+
+// Validate reports the first problem of an exercise, naming the field:
+// "exercise dedupe-credit: bounds.workers: 4; the scenario lost-ack has 2 workers".
+func (e *Exercise) Validate() error {
+	if e == nil {
+		return fmt.Errorf("exercise: missing")
+	}
+	fail := func(field, format string, args ...any) error {
+		return fmt.Errorf("exercise %s: %s: %s", clip(e.ID), field, fmt.Sprintf(format, args...))
+	}
+	if err := checkHandlerName(e.ID); err != nil {
+		return fmt.Errorf("exercise: id %q: %v", clip(e.ID), err)
+	}
+	if strings.TrimSpace(e.Goal) == "" {
+		return fail("goal", "missing; say in one sentence what the handler must do")
+	}
+	if len(e.Scenarios) == 0 {
+		return fail("scenarios", "missing; name at least one built-in scenario")
+	}
+	b := e.Bounds.withDefaults()
+	for _, name := range e.Scenarios {
+		sc, err := LookupScenario(name)
+		if err != nil {
+			return fail("scenarios", "%v", err)
+		}
+		if b.Workers < 1 || b.Workers > len(sc.Workers) {
+			return fail("bounds.workers", "%d; the scenario %s has %d worker(s)", b.Workers, sc.Name, len(sc.Workers))
+		}
+		if b.Messages < 0 || b.Messages > len(sc.Messages) {
+			return fail("bounds.messages", "%d; the scenario %s has %d message(s)", b.Messages, sc.Name, len(sc.Messages))
+		}
+	}
+	if len(e.Invariants) == 0 {
+		return fail("invariants", "missing; use %s", strings.Join(invariantNames, ", "))
+	}
+	for _, inv := range e.Invariants {
+		if !contains(invariantNames, inv) {
+			return fail("invariants", "unknown invariant %q; invariants are %s", clip(inv), strings.Join(invariantNames, ", "))
+		}
+	}
+	if b.MaxEvents < 1 || b.MaxEvents > exerciseMaxEvents {
+		return fail("bounds.max_events", "%d; it must be from 1 to %d", b.MaxEvents, exerciseMaxEvents)
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"crashes", b.Crashes}, {"lost_acks", b.LostAcks}, {"expiries", b.Expiries}, {"duplicates", b.Duplicates},
+		{"publishes", b.Publishes}, {"replays", b.Replays}, {"restarts", b.Restarts}, {"prunes", b.Prunes}} {
+		if c.n < 0 || c.n > exerciseMaxBudget {
+			return fail("bounds."+c.name, "%d; it must be from 0 to %d", c.n, exerciseMaxBudget)
+		}
+	}
+	if b.Interleave && b.Workers < 2 {
+		return fail("bounds.interleave", "needs at least 2 workers")
+	}
+	if len(b.Advance) > 4 {
+		return fail("bounds.advance", "at most 4 clock jumps")
+	}
+	for _, t := range b.Advance {
+		if t < 1 || t > maxAdvanceTicks {
+			return fail("bounds.advance", "%d; a jump is from 1 to %d ticks", t, maxAdvanceTicks)
+		}
+	}
+	if len(b.Advance) > 0 && b.MaxClock <= 0 {
+		return fail("bounds.max_clock", "needed with advance: the last tick a schedule may reach")
+	}
+	if b.MaxClock < 0 || b.RetryWindow < 0 {
+		return fail("bounds", "max_clock and retry_window cannot be negative")
+	}
+	if len(e.Hints) > exerciseMaxHints {
+		return fail("hints", "%d hints; at most %d", len(e.Hints), exerciseMaxHints)
+	}
+	for i, h := range e.Hints {
+		if strings.TrimSpace(h) == "" {
+			return fail(fmt.Sprintf("hints[%d]", i), "empty")
+		}
+	}
+	for _, src := range []struct{ field, text string }{{"start", e.Start}, {"solution", e.Solution}} {
+		if strings.TrimSpace(src.text) == "" {
+			return fail(src.field, "missing handler script")
+		}
+		if _, err := ParseHandler(exerciseHandlerName, src.text); err != nil {
+			return fail(src.field, "%v", err)
+		}
+	}
+	return nil
+}
+
+// exerciseHandlerName names the learner's handler in traces and links.
+const exerciseHandlerName = "mine"
+
+func (b ExploreBounds) withDefaults() ExploreBounds {
+	if b.Workers == 0 {
+		b.Workers = 1
+	}
+	if b.MaxEvents == 0 {
+		b.MaxEvents = 8
+	}
+	return b
+}
+
+// exerciseInvariantBroken evaluates the invariants on a settled run: it
+// returns the first broken invariant and a short description, or "".
+func exerciseInvariantBroken(invariants []string, sc *Scenario, expected, actual []Figure) (string, string) {
+	for _, inv := range invariants {
+		for i := range expected {
+			e, a := expected[i], actual[i]
+			if d := figureBroken(inv, sc, e, a); d != "" {
+				return inv, d
+			}
+		}
+	}
+	return "", ""
+}
+
+func figureBroken(inv string, sc *Scenario, e, a Figure) string {
+	if e.Table == "orders" {
+		paid := false
+		for _, o := range sc.Orders {
+			if o.ID == e.Key {
+				paid = o.State == "paid"
+			}
+		}
+		switch inv {
+		case InvariantShippedOnceIfPaid:
+			switch {
+			case a.Value > 1:
+				return fmt.Sprintf("order %s shipped %d times, expected once", e.Key, a.Value)
+			case a.Value > 0 && !paid:
+				return fmt.Sprintf("order %s shipped but never paid", e.Key)
+			case e.Value > 0 && paid && (a.Value == 0 || a.State != "shipped"):
+				return fmt.Sprintf("order %s paid but not shipped (state %s, %d shipments)", e.Key, a.State, a.Value)
+			}
+			return ""
+		case InvariantNoDuplicateEffect:
+			if a.Value > e.Value {
+				return fmt.Sprintf("order %s shipped %d times, expected %d", e.Key, a.Value, e.Value)
+			}
+			return ""
+		case InvariantNoLostEffect:
+			if a.Value < e.Value || e.State != a.State && e.Value > 0 {
+				return fmt.Sprintf("order %s is %s with %d shipments, expected %s with %d", e.Key, a.State, a.Value, e.State, e.Value)
+			}
+			return ""
+		}
+		if e != a {
+			return fmt.Sprintf("order %s is %s with %d shipments, expected %s with %d", e.Key, a.State, a.Value, e.State, e.Value)
+		}
+		return ""
+	}
+	// accounts: the scenarios only credit, so above the expected balance is
+	// an effect applied twice and below one that is missing.
+	switch inv {
+	case InvariantShippedOnceIfPaid:
+		return ""
+	case InvariantNoDuplicateEffect:
+		if a.Value <= e.Value {
+			return ""
+		}
+	case InvariantNoLostEffect:
+		if a.Value >= e.Value {
+			return ""
+		}
+	}
+	if a.Value != e.Value {
+		return fmt.Sprintf("%s balance %d, expected %d", e.Key, a.Value, e.Value)
+	}
+	return ""
+}

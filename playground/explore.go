@@ -1,0 +1,947 @@
+package playground
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// CheckResult is the checker's answer for one learner handler.
+type CheckResult struct {
+	Exercise string `json:"exercise"`
+	Passed   bool   `json:"passed"`
+	// Schedules is the number of complete schedules checked against the
+	// invariants: a schedule that reaches a state already seen is not
+	// checked (nor extended) again, its future being the same.
+	Schedules int `json:"schedules"`
+	// DistinctStates is the number of distinct (ledger, broker, workers,
+	// budget) states the exploration reached.
+	DistinctStates int `json:"distinct_states"`
+	// NaiveSchedules is the number of complete schedules within the bounds:
+	// what an enumeration without pruning checks one by one, and what "holds
+	// in all N schedules" counts. It is counted on the state graph (equal
+	// states have equal futures) and known when the check passed, else 0.
+	NaiveSchedules int64 `json:"naive_schedules"`
+	// Runs is the number of fresh ledgers the exploration used: the search
+	// replays a schedule's prefix from scratch when it backtracks.
+	Runs           int             `json:"runs"`
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// Error is set when the handler does not parse, or when its SQL was
+	// refused or failed in every schedule; Passed is then false.
+	Error *HandlerError `json:"error,omitempty"`
+}
+
+// HandlerError is a problem in the learner's handler, with its line.
+type HandlerError struct {
+	Line    int    `json:"line,omitempty"` // 1-based line in the handler source; 0 when not tied to a line
+	Message string `json:"message"`
+	timeout bool   // a statement deadline, worth confirming once
+}
+
+func (e *HandlerError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Message)
+	}
+	return e.Message
+}
+
+// Counterexample is the smallest schedule found that breaks an invariant.
+type Counterexample struct {
+	Scenario  string `json:"scenario"`
+	Script    string `json:"script"` // canonical script text
+	Events    int    `json:"events"`
+	Invariant string `json:"invariant"`
+	Violation string `json:"violation"` // "acc-1 balance 200, expected 150"
+	// Story tells the schedule in one line:
+	// "deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150".
+	Story string `json:"story"`
+	// Query opens it in the playground: scenario=…&script=…&handler=<source>.
+	Query string `json:"query"`
+}
+
+// Check parses the learner's handler and checks it against every schedule
+// within the exercise's bounds, in each of its scenarios. It stops at the
+// first schedule that breaks an invariant and shrinks it to a minimal one.
+// The answer is deterministic. A handler that does not parse, or whose SQL
+// the sandbox refuses, gives a result with Error set (not an error); the
+// error is for an invalid exercise, the check deadline or ctx.
+func Check(ctx context.Context, ex *Exercise, handlerSource string) (*CheckResult, error) {
+	return check(ctx, ex, handlerSource, true)
+}
+
+func check(ctx context.Context, ex *Exercise, source string, prune bool) (*CheckResult, error) {
+	if err := ex.Validate(); err != nil {
+		return nil, err
+	}
+	res := &CheckResult{Exercise: ex.ID}
+	h, line, err := parseHandler(exerciseHandlerName, source)
+	if err != nil {
+		res.Error = &HandlerError{Line: line, Message: err.Error()}
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, sandboxCheckTimeout)
+	defer cancel()
+	b := ex.Bounds.withDefaults()
+	for _, name := range ex.Scenarios {
+		sc, _ := LookupScenario(name)
+		x, err := newExplorer(ctx, sc, h, b, ex.Invariants, prune)
+		if err != nil {
+			return nil, err
+		}
+		err = x.explore()
+		if err == nil && x.refused != nil && x.refused.timeout {
+			// A deadline is wall-clock time, and a loaded machine can stall
+			// an innocent statement: a runaway one is stopped again.
+			if x, err = newExplorer(ctx, sc, h, b, ex.Invariants, prune); err != nil {
+				return nil, err
+			}
+			err = x.explore()
+		}
+		res.Schedules += x.schedules
+		res.DistinctStates += len(x.nodes)
+		res.Runs += x.runs
+		if err != nil {
+			if ctx.Err() == context.DeadlineExceeded && !errors.Is(err, context.Canceled) {
+				return nil, fmt.Errorf("the check took longer than %v; it was stopped", sandboxCheckTimeout)
+			}
+			return nil, err
+		}
+		if x.refused != nil {
+			res.Error = x.refused
+			return res, nil
+		}
+		if x.failure != nil {
+			ce, err := x.counterexample(source)
+			if err != nil {
+				return nil, err
+			}
+			res.Counterexample = ce
+			return res, nil
+		}
+		if x.schedules == 0 {
+			msg := "no schedule completed: every delivery of the handler failed"
+			line := 0
+			if x.firstError != nil {
+				msg += ": " + x.firstError.Message
+				line = x.firstError.Line
+			}
+			res.Error = &HandlerError{Line: line, Message: msg}
+			return res, nil
+		}
+		if prune {
+			res.NaiveSchedules += x.naiveCount()
+		} else {
+			res.NaiveSchedules += int64(x.schedules)
+		}
+	}
+	res.Passed = true
+	return res, nil
+}
+
+// explorer enumerates the schedules of one scenario depth first. A schedule
+// is re-executed from a fresh ledger whenever the search backtracks (SQLite
+// transactions in flight cannot be copied), and a state already reached is
+// not expanded again: its future is the same.
+type explorer struct {
+	ctx        context.Context
+	sc         *Scenario
+	tmpl       *ledgerTemplate
+	h          *Handler
+	b          ExploreBounds
+	invariants []string
+	prune      bool
+	msgs       []string // message ids in scope, scenario order
+	workers    []string // worker names in scope
+
+	nodes     map[exploreKey]*exploreNode
+	root      exploreKey
+	schedules int
+	runs      int
+
+	failure    *exploreFailure
+	refused    *HandlerError // the sandbox refused a statement: stop
+	firstError *HandlerError // the first SQL error (a constraint, say)
+}
+
+type exploreKey [16]byte
+
+type exploreNode struct {
+	settled bool
+	// expanded lists the budgets the node was expanded with, none covering
+	// another: a later visit whose budget one of them covers (no more of
+	// anything left) has nothing new to find.
+	expanded []exploreBudget
+	edges    []exploreEdge
+	paths    map[exploreBudget]int64 // budget → settled paths from here
+}
+
+// exploreEdge is an action from a node: its event, its cost and the state it leads to.
+type exploreEdge struct {
+	event string
+	cost  exploreBudget
+	to    exploreKey
+}
+
+func (a exploreBudget) covers(b exploreBudget) bool {
+	return a.events >= b.events && a.crashes >= b.crashes && a.lostAcks >= b.lostAcks && a.expiries >= b.expiries &&
+		a.duplicates >= b.duplicates && a.publishes >= b.publishes && a.replays >= b.replays &&
+		a.restarts >= b.restarts && a.prunes >= b.prunes
+}
+
+func (n *exploreNode) coveredBy(b exploreBudget) bool {
+	for _, e := range n.expanded {
+		if e.covers(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *exploreNode) addExpansion(b exploreBudget) {
+	kept := n.expanded[:0]
+	for _, e := range n.expanded {
+		if !b.covers(e) {
+			kept = append(kept, e)
+		}
+	}
+	n.expanded = append(kept, b)
+}
+
+func (n *exploreNode) addEdge(e exploreEdge) {
+	for _, o := range n.edges {
+		if o.event == e.event {
+			return
+		}
+	}
+	n.edges = append(n.edges, e)
+}
+
+type exploreFailure struct {
+	events    []Event
+	invariant string
+	detail    string
+}
+
+// exploreBudget is what is left of the bounds along one schedule.
+type exploreBudget struct {
+	events, crashes, lostAcks, expiries, duplicates, publishes, replays, restarts, prunes int
+}
+
+type exploreAction struct {
+	ev   Event
+	cost exploreBudget // subtracted from the budget (events is always 1)
+}
+
+var errExploreStop = errors.New("explore: stop")
+
+func newExplorer(ctx context.Context, sc *Scenario, h *Handler, b ExploreBounds, invariants []string, prune bool) (*explorer, error) {
+	tmpl, err := sc.template()
+	if err != nil {
+		return nil, err
+	}
+	x := &explorer{ctx: ctx, sc: sc, tmpl: tmpl, h: h, b: b, invariants: invariants, prune: prune,
+		nodes: map[exploreKey]*exploreNode{}}
+	n := b.Messages
+	if n == 0 || n > len(sc.Messages) {
+		n = len(sc.Messages)
+	}
+	for _, m := range sc.Messages[:n] {
+		x.msgs = append(x.msgs, m.ID)
+	}
+	x.workers = sc.Workers[:min(b.Workers, len(sc.Workers))]
+	return x, nil
+}
+
+func (x *explorer) budget() exploreBudget {
+	b := x.b
+	return exploreBudget{events: b.MaxEvents, crashes: b.Crashes, lostAcks: b.LostAcks, expiries: b.Expiries,
+		duplicates: b.Duplicates, publishes: b.Publishes, replays: b.Replays, restarts: b.Restarts, prunes: b.Prunes}
+}
+
+func (a exploreBudget) minus(c exploreBudget) exploreBudget {
+	return exploreBudget{a.events - 1, a.crashes - c.crashes, a.lostAcks - c.lostAcks, a.expiries - c.expiries,
+		a.duplicates - c.duplicates, a.publishes - c.publishes, a.replays - c.replays, a.restarts - c.restarts, a.prunes - c.prunes}
+}
+
+// newSim builds a fresh run of the handler, as runHandler does, with every
+// worker connection sandboxed.
+func (x *explorer) newSim() (*sim, error) {
+	x.runs++
+	return exploreNewSim(x.ctx, x.sc, x.tmpl, x.h)
+}
+
+func exploreNewSim(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler) (*sim, error) {
+	l, err := openLedger(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	s := &sim{
+		ctx: ctx, sc: sc, h: h, l: l,
+		byName: map[string]*worker{}, msgs: map[string]*msgState{},
+		delivered: map[string]bool{}, effects: map[string][]int{}, changed: map[string]bool{},
+	}
+	for _, name := range sc.Workers {
+		w := &worker{name: name, filter: map[string]bool{}}
+		s.workers = append(s.workers, w)
+		s.byName[name] = w
+	}
+	for i := range sc.Messages {
+		s.msgs[sc.Messages[i].ID] = &msgState{m: &sc.Messages[i]}
+	}
+	l.onCommit = s.committed
+	if err := sandboxWorkers(s); err != nil {
+		l.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// step applies one event. It reports false when the event could not happen
+// (the engine recorded a skip): the schedule is not a real one.
+func (x *explorer) step(s *sim, ev Event) (bool, error) {
+	before := len(s.steps)
+	s.event++
+	clear(s.changed)
+	if err := s.apply(ev); err != nil {
+		return false, err
+	}
+	for _, st := range s.steps[before:] {
+		switch {
+		case st.Kind == StepSkip:
+			return false, nil
+		case st.Kind == StepSQL && st.Error != "":
+			he := &HandlerError{Line: st.Line, Message: st.Error}
+			if strings.HasPrefix(st.Error, sandboxRefused) {
+				he.timeout = strings.Contains(st.Error, sandboxTooLong)
+				x.refused = he
+				return false, errExploreStop
+			}
+			if x.firstError == nil {
+				x.firstError = he
+			}
+		}
+	}
+	return true, nil
+}
+
+// replay rebuilds the state at the end of events on a fresh ledger.
+func (x *explorer) replay(events []Event) (*sim, error) {
+	s, err := x.newSim()
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range events {
+		ok, err := x.step(s, ev)
+		if err != nil || !ok {
+			s.l.close()
+			if err == nil {
+				err = fmt.Errorf("explore: replaying %q did not reproduce the schedule", (&Script{Events: events}).String())
+			}
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (x *explorer) explore() error {
+	s, err := x.newSim()
+	if err != nil {
+		return err
+	}
+	bud := x.budget()
+	x.root = x.key(s, bud)
+	x.nodes[x.root] = &exploreNode{}
+	err = x.visit(nil, s, bud, x.nodes[x.root])
+	if err == errExploreStop {
+		return nil
+	}
+	return err
+}
+
+// visit expands the node reached by path; s is a live run at that node (or
+// nil) and is consumed.
+func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreNode) error {
+	defer func() {
+		if s != nil {
+			s.l.close()
+		}
+	}()
+	node.addExpansion(bud)
+	if bud.events == 0 {
+		return nil
+	}
+	var actions []exploreAction
+	if s != nil {
+		actions = x.actions(s, bud)
+	} else {
+		r, err := x.replay(path)
+		if err != nil {
+			return err
+		}
+		actions = x.actions(r, bud)
+		s = r
+	}
+	for _, a := range actions {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		if s == nil {
+			r, err := x.replay(path)
+			if err != nil {
+				return err
+			}
+			s = r
+		}
+		child := append(path[:len(path):len(path)], a.ev)
+		ok, err := x.step(s, a.ev)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			s.l.close()
+			s = nil
+			continue
+		}
+		nb := bud.minus(a.cost)
+		k := x.key(s, nb)
+		node.addEdge(exploreEdge{event: a.ev.String(), cost: a.cost, to: k})
+		cn, seen := x.nodes[k]
+		if seen && x.prune && cn.coveredBy(nb) {
+			s.l.close()
+			s = nil
+			continue
+		}
+		if !seen {
+			cn = &exploreNode{settled: x.settled(s)}
+			x.nodes[k] = cn
+		}
+		if cn.settled && (!seen || !x.prune) {
+			x.schedules++
+			if inv, detail := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual()); inv != "" {
+				x.failure = &exploreFailure{events: child, invariant: inv, detail: detail}
+				s.l.close()
+				s = nil
+				return errExploreStop
+			}
+		}
+		live := s
+		s = nil
+		if err := x.visit(child, live, nb, cn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settled: no worker holds a message, and every message in scope that was
+// delivered is acked (or dead-lettered). Only then is a schedule complete:
+// before, the broker still owes a redelivery.
+func (x *explorer) settled(s *sim) bool {
+	for _, w := range s.workers {
+		if w.job != nil {
+			return false
+		}
+	}
+	for _, id := range x.msgs {
+		m := s.msgs[id]
+		if m.deliveries > 0 && !m.acked && m.deliveries < s.sc.Settings.MaxDeliveries {
+			return false
+		}
+	}
+	return true
+}
+
+// actions lists the events that can happen next, in a fixed order.
+func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
+	var out []exploreAction
+	add := func(ev Event, cost exploreBudget) { out = append(out, exploreAction{ev: ev, cost: cost}) }
+	var idle, busy []*worker
+	for _, name := range x.workers {
+		w := s.byName[name]
+		if w.job == nil {
+			idle = append(idle, w)
+		} else {
+			busy = append(busy, w)
+		}
+	}
+	// A named target only when there is a choice of worker.
+	targets := func() []string {
+		if len(x.workers) == 1 {
+			if len(idle) == 1 {
+				return []string{""}
+			}
+			return nil
+		}
+		names := make([]string, len(idle))
+		for i, w := range idle {
+			names[i] = w.name
+		}
+		return names
+	}()
+	for _, w := range busy {
+		add(Event{Kind: EventStep, Worker: w.name}, exploreBudget{})
+		if w.blockedAt > 0 {
+			// Every choice may wait on a lock: finish lets the scheduler
+			// and its deadlock policy decide.
+			add(Event{Kind: EventFinish, Worker: w.name}, exploreBudget{})
+		}
+	}
+	for _, id := range x.msgs {
+		m := s.msgs[id]
+		if m.acked || m.deliveries >= s.sc.Settings.MaxDeliveries {
+			continue
+		}
+		holder := s.holder(m)
+		leaseLive := m.deliveries > 0 && m.leaseEnd > s.now
+		kind, cost := EventRedeliver, exploreBudget{}
+		switch {
+		case m.deliveries == 0:
+			kind = EventDeliver
+		case holder != nil && leaseLive:
+			if bud.duplicates == 0 {
+				continue
+			}
+			kind, cost = EventDeliver, exploreBudget{duplicates: 1}
+		}
+		startable := x.b.Interleave && !(kind == EventRedeliver && holder == nil && leaseLive)
+		for _, w := range targets {
+			if startable {
+				add(Event{Kind: EventStart, Message: id, Worker: w}, cost)
+			} else {
+				add(Event{Kind: kind, Message: id, Worker: w}, cost)
+			}
+			x.faultVariants(s, bud, kind, id, w, cost, add, !startable)
+		}
+	}
+	if bud.crashes > 0 {
+		for _, w := range busy {
+			add(Event{Kind: EventCrash, Worker: w.name}, exploreBudget{crashes: 1})
+		}
+	}
+	if bud.expiries > 0 {
+		for _, id := range x.msgs {
+			m := s.msgs[id]
+			if !m.acked && m.deliveries > 0 && m.leaseEnd > s.now && s.holder(m) != nil {
+				add(Event{Kind: EventExpire, Message: id}, exploreBudget{expiries: 1})
+			}
+		}
+	}
+	if bud.publishes > 0 && (x.b.RetryWindow == 0 || s.now <= x.b.RetryWindow) {
+		for _, id := range x.msgs {
+			if !contains(s.log, id) {
+				continue
+			}
+			for _, w := range targets {
+				add(Event{Kind: EventPublish, Message: id, Worker: w}, exploreBudget{publishes: 1})
+			}
+		}
+	}
+	if bud.restarts > 0 {
+		for _, w := range idle {
+			if len(w.filter) > 0 {
+				add(Event{Kind: EventRestart, Worker: w.name}, exploreBudget{restarts: 1})
+			}
+		}
+	}
+	if bud.replays > 0 && len(busy) == 0 && len(s.log) > 0 {
+		add(Event{Kind: EventReplay}, exploreBudget{replays: 1})
+	}
+	if bud.prunes > 0 {
+		add(Event{Kind: EventPrune}, exploreBudget{prunes: 1})
+	}
+	for _, t := range x.b.Advance {
+		if s.now+t <= x.b.MaxClock {
+			add(Event{Kind: EventAdvance, N: t}, exploreBudget{})
+		}
+	}
+	return out
+}
+
+// faultVariants adds the faulty forms of an atomic delivery: a lost ack,
+// and (when crashes are not already stepped one by one) a crash after each
+// statement and before the ack.
+func (x *explorer) faultVariants(s *sim, bud exploreBudget, kind, id, w string, cost exploreBudget, add func(Event, exploreBudget), crashes bool) {
+	if bud.lostAcks > 0 {
+		c := cost
+		c.lostAcks++
+		add(Event{Kind: kind, Message: id, Worker: w, Fault: FaultLoseAck}, c)
+	}
+	if bud.crashes == 0 || !crashes && x.b.Interleave {
+		return
+	}
+	c := cost
+	c.crashes++
+	stmts, _ := x.h.statementsFor(s.msgs[id].m.Kind)
+	for n := 1; n < len(stmts); n++ {
+		add(Event{Kind: kind, Message: id, Worker: w, Fault: FaultCrashAfter, FaultAfter: n}, c)
+	}
+	add(Event{Kind: kind, Message: id, Worker: w, Fault: FaultCrashBeforeAck}, c)
+}
+
+// key hashes everything that decides a run's future and its invariants: the
+// clock, the broker (per message: deliveries, ack, lease, whether it was
+// delivered; the log), each worker (message in hand and where it is in the
+// handler, transaction, uncommitted rows, lock wait, in-process filter), the
+// committed rows (by value: rowids do not matter to a handler). The budget
+// left is not part of it: visit compares budgets instead, so that a state
+// reached again with more of some budget left is expanded again.
+func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
+	var b bytes.Buffer
+	num := func(n int64) { b.WriteString(strconv.FormatInt(n, 10)); b.WriteByte(',') }
+	str := func(v string) { b.WriteString(strconv.Quote(v)); b.WriteByte(',') }
+	flag := func(v bool) {
+		if v {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
+	}
+	num(s.now)
+	b.WriteString("|msgs:")
+	for i := range s.sc.Messages {
+		m := s.msgs[s.sc.Messages[i].ID]
+		num(int64(m.deliveries))
+		num(m.leaseEnd)
+		flag(m.acked)
+		flag(s.delivered[m.m.ID])
+	}
+	b.WriteString("|log:")
+	for _, id := range s.log {
+		str(id)
+	}
+	blocked := []*worker{}
+	for _, w := range s.workers {
+		if w.blockedAt > 0 {
+			blocked = append(blocked, w)
+		}
+	}
+	sort.Slice(blocked, func(i, j int) bool { return blocked[i].blockedAt < blocked[j].blockedAt })
+	for _, w := range s.workers {
+		b.WriteString("|w:")
+		str(w.name)
+		ids := make([]string, 0, len(w.filter))
+		for id := range w.filter {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			str(id)
+		}
+		for rank, o := range blocked {
+			if o == w {
+				num(int64(rank + 1))
+			}
+		}
+		if j := w.job; j != nil {
+			b.WriteString("job:")
+			str(j.msg.m.ID)
+			num(int64(j.pc))
+			num(int64(j.executed))
+			num(int64(j.txStart))
+			str(j.fault)
+			num(int64(j.faultAfter))
+			num(j.leaseEnd)
+			flag(j.leaseExpired)
+			flag(j.filterDone)
+		}
+		if w.db != nil {
+			flag(w.db.inTx)
+			for _, ch := range w.db.pending {
+				b.WriteString(ch.Table + ch.Op)
+				b.WriteString(fmt.Sprint(ch.Before, ch.After))
+			}
+		}
+	}
+	for _, t := range tableOrder {
+		b.WriteString("|" + t + ":")
+		rows := s.l.committed[t]
+		vals := make([]string, 0, len(rows))
+		for _, v := range rows {
+			vals = append(vals, fmt.Sprint(v...))
+		}
+		sort.Strings(vals)
+		for _, v := range vals {
+			str(v)
+		}
+	}
+	h := fnv.New128a()
+	h.Write(b.Bytes())
+	var k exploreKey
+	copy(k[:], h.Sum(nil))
+	return k
+}
+
+// naiveCount counts the settled paths of the state graph from the root: the
+// schedules an enumeration without pruning would check. Equal states have
+// equal futures, so each node's count is computed once.
+func (x *explorer) naiveCount() int64 {
+	var count func(k exploreKey, left exploreBudget) int64
+	count = func(k exploreKey, left exploreBudget) int64 {
+		n := x.nodes[k]
+		if n == nil || left.events == 0 {
+			return 0
+		}
+		if p, ok := n.paths[left]; ok {
+			return p
+		}
+		var p int64
+		for _, e := range n.edges {
+			if !left.covers(e.cost) {
+				continue
+			}
+			if cn := x.nodes[e.to]; cn != nil && cn.settled {
+				p++
+			}
+			p = min(p+count(e.to, left.minus(e.cost)), 1<<50)
+		}
+		if n.paths == nil {
+			n.paths = map[exploreBudget]int64{}
+		}
+		n.paths[left] = p
+		return p
+	}
+	return count(x.root, x.budget())
+}
+
+// evaluate runs a whole schedule on a fresh ledger and reports whether it
+// is a real, settled schedule that breaks an invariant; s is returned for
+// the story (the caller closes it).
+func (x *explorer) evaluate(events []Event) (*sim, *exploreFailure, error) {
+	s, err := x.newSim()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, ev := range events {
+		ok, err := x.step(s, ev)
+		if err == errExploreStop {
+			x.refused = nil // a shrink candidate, not the schedule that was found
+			err, ok = nil, false
+		}
+		if err != nil || !ok {
+			s.l.close()
+			return nil, nil, err
+		}
+	}
+	if !x.settled(s) {
+		s.l.close()
+		return nil, nil, nil
+	}
+	inv, detail := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual())
+	if inv == "" {
+		s.l.close()
+		return nil, nil, nil
+	}
+	return s, &exploreFailure{events: events, invariant: inv, detail: detail}, nil
+}
+
+// shrinkBudget caps the runs spent on shrinking one counterexample.
+const shrinkBudget = 400
+
+// shrink makes the failing schedule minimal: it repeatedly tries, in a
+// fixed order, to drop one event, to merge two steps of one worker, or to
+// turn a started delivery into a whole one, and keeps the first change that
+// still breaks an invariant, until no change does.
+func (x *explorer) shrink(f *exploreFailure) (*exploreFailure, error) {
+	runs := 0
+	for {
+		improved := false
+		for _, cand := range shrinkCandidates(f.events) {
+			if runs >= shrinkBudget {
+				return f, nil
+			}
+			runs++
+			s, nf, err := x.evaluate(cand)
+			if err != nil {
+				return nil, err
+			}
+			if nf != nil {
+				s.l.close()
+				f, improved = nf, true
+				break
+			}
+		}
+		if !improved {
+			return f, nil
+		}
+	}
+}
+
+func shrinkCandidates(evs []Event) [][]Event {
+	var out [][]Event
+	without := func(i, n int) []Event {
+		c := make([]Event, 0, len(evs)-n)
+		c = append(c, evs[:i]...)
+		return append(c, evs[i+n:]...)
+	}
+	for i := range evs {
+		out = append(out, without(i, 1))
+	}
+	for i := 0; i+1 < len(evs); i++ {
+		a, b := evs[i], evs[i+1]
+		if a.Kind == EventStep && b.Kind == EventStep && a.Worker == b.Worker {
+			c := without(i, 1)
+			c[i].N = max(a.N, 1) + max(b.N, 1)
+			out = append(out, c)
+		}
+		if a.Kind == EventAdvance && b.Kind == EventAdvance {
+			c := without(i, 1)
+			c[i].N = a.N + b.N
+			out = append(out, c)
+		}
+	}
+	// start M on W followed (anywhere later) by W's steps up to its finish:
+	// a whole delivery instead.
+	for i, a := range evs {
+		if a.Kind != EventStart {
+			continue
+		}
+		c := make([]Event, 0, len(evs))
+		c = append(c, evs[:i]...)
+		c = append(c, Event{Kind: EventDeliver, Message: a.Message, Worker: a.Worker})
+		for _, e := range evs[i+1:] {
+			if e.Worker == a.Worker && (e.Kind == EventStep || e.Kind == EventFinish) {
+				continue
+			}
+			c = append(c, e)
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
+	return out
+}
+
+// counterexample shrinks the failure and tells it.
+func (x *explorer) counterexample(source string) (*Counterexample, error) {
+	f, err := x.shrink(x.failure)
+	if err != nil {
+		return nil, err
+	}
+	s, nf, err := x.evaluate(f.events)
+	if err != nil {
+		return nil, err
+	}
+	if nf == nil {
+		return nil, fmt.Errorf("explore: the counterexample did not reproduce")
+	}
+	defer s.l.close()
+	script := (&Script{Events: f.events}).String()
+	q := url.Values{"scenario": {x.sc.Name}, "script": {script}, "handler": {source}}
+	return &Counterexample{
+		Scenario: x.sc.Name, Script: script, Events: len(f.events),
+		Invariant: nf.invariant, Violation: nf.detail,
+		Story: exploreStory(s, f.events) + " → " + nf.detail,
+		Query: q.Encode(),
+	}, nil
+}
+
+// exploreStory tells a schedule in one line from what the run did.
+func exploreStory(s *sim, events []Event) string {
+	parts := make([]string, 0, len(events))
+	sent := map[string]bool{}
+	for i, ev := range events {
+		var steps []Step
+		for _, st := range s.steps {
+			if st.Event == i+1 {
+				steps = append(steps, st)
+			}
+		}
+		worker := ev.Worker
+		for _, st := range steps {
+			if st.Kind == StepDeliver {
+				worker = st.Worker
+				break
+			}
+		}
+		var p string
+		switch ev.Kind {
+		case EventDeliver:
+			p = "deliver " + ev.Message + " to " + worker
+		case EventRedeliver:
+			p = "redeliver " + ev.Message + " to " + worker
+		case EventPublish:
+			p = "the producer sends " + ev.Message + " again, to " + worker
+			if !sent[ev.Message] {
+				p = "the producer sends " + ev.Message + " to " + worker
+			}
+		case EventStart:
+			p = worker + " receives " + ev.Message
+		case EventStep:
+			p = stepStory(ev.Worker, steps)
+		case EventFinish:
+			p = ev.Worker + " runs to the end"
+		case EventCrash:
+			p = ev.Worker + " crashes"
+		case EventExpire:
+			p = ev.Message + "'s lease runs out"
+		case EventRestart:
+			p = ev.Worker + " restarts"
+		case EventReplay:
+			p = "the topic is replayed from offset 0"
+		case EventPrune:
+			p = "the janitor prunes the dedupe table"
+		case EventAdvance:
+			p = fmt.Sprintf("%d %ss pass", ev.N, s.sc.TickUnit)
+		default:
+			p = ev.String()
+		}
+		switch ev.Fault {
+		case FaultLoseAck:
+			p += "; " + worker + "'s ack is lost"
+		case FaultCrashBeforeAck:
+			p += "; " + worker + " crashes before acking"
+		case FaultCrashAfter:
+			p += fmt.Sprintf("; %s crashes after step %d", worker, ev.FaultAfter)
+		}
+		parts = append(parts, p)
+		if ev.Message != "" {
+			sent[ev.Message] = true
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func stepStory(w string, steps []Step) string {
+	var what []string
+	for _, st := range steps {
+		switch st.Kind {
+		case StepSQL:
+			if st.Error != "" {
+				what = append(what, "line "+strconv.Itoa(st.Line)+", which fails ("+cleanSQLError(st.Error)+")")
+			} else {
+				what = append(what, "line "+strconv.Itoa(st.Line))
+			}
+		case StepBlocked:
+			what = append(what, "waits for a lock")
+		case StepAck:
+			what = append(what, "acks")
+		case StepAckRefused:
+			what = append(what, "acks too late")
+		case StepStop:
+			what = append(what, "stops")
+		}
+	}
+	if len(what) == 0 {
+		return w + " steps"
+	}
+	return w + " runs " + strings.Join(what, ", ")
+}
+
+// cleanSQLError drops the driver's prefix and result code from an error:
+// "constraint failed: UNIQUE constraint failed: t.c (1555)" → "UNIQUE constraint failed: t.c".
+func cleanSQLError(msg string) string {
+	if i := strings.LastIndex(msg, " ("); i > 0 && strings.HasSuffix(msg, ")") {
+		if _, err := strconv.Atoi(msg[i+2 : len(msg)-1]); err == nil {
+			msg = msg[:i]
+		}
+	}
+	for _, p := range []string{"constraint failed: ", "SQL logic error: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
