@@ -363,6 +363,7 @@ func (s *sim) expire(m *msgState) {
 	for _, w := range s.workers {
 		if w.job != nil && w.job.msg == m {
 			w.job.leaseExpired = true
+			w.job.leaseEnd = min(w.job.leaseEnd, s.now)
 			names = append(names, w.name)
 		}
 	}
