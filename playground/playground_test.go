@@ -414,3 +414,40 @@ func TestScenarios_Catalogue(t *testing.T) {
 		t.Errorf("LookupScenario error does not list the names: %v", err)
 	}
 }
+
+// TestRun_Concurrent runs scenarios from several goroutines at once, as the
+// web server does; with -race it checks the engine shares nothing unsafely.
+func TestRun_Concurrent(t *testing.T) {
+	want := map[string][]byte{}
+	for _, sc := range Scenarios() {
+		tr, err := Run(context.Background(), Request{Scenario: sc.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[sc.Name], _ = json.Marshal(tr)
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 20; i++ {
+				sc := scenarioList[(g+i)%len(scenarioList)]
+				tr, err := Run(context.Background(), Request{Scenario: sc.Name})
+				if err != nil {
+					errs <- err
+					return
+				}
+				got, _ := json.Marshal(tr)
+				if !bytes.Equal(got, want[sc.Name]) {
+					errs <- errors.New(sc.Name + ": a concurrent run gave a different trace")
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
