@@ -13,11 +13,9 @@ import (
 
 // asset is one static file held in memory under its content-hashed name.
 type asset struct {
-	hashedName  string // "app.3f2a1c9d0b.css"
-	body        []byte
+	*payload
+	hashedName  string   // "app.3f2a1c9d0b.css"
 	contentType []string // header value, shared by every response
-	etag        []string
-	length      []string
 }
 
 // assetSet maps logical names ("app.css") to hashed URLs and serves the
@@ -92,11 +90,9 @@ func (s *assetSet) add(name string, body []byte) error {
 	hash := hex.EncodeToString(sum[:])[:hashLength]
 	hashed := strings.TrimSuffix(name, ext) + "." + hash + ext
 	s.byHashed[hashed] = &asset{
+		payload:     newPayload(body, hash),
 		hashedName:  hashed,
-		body:        body,
 		contentType: []string{contentType},
-		etag:        []string{`"` + hash + `"`},
-		length:      []string{fmt.Sprint(len(body))},
 	}
 	s.urls[name] = s.base + "/static/" + hashed
 	return nil

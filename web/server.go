@@ -11,8 +11,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,17 +66,9 @@ type Server struct {
 // a whole, never modified, so readers need no lock.
 type renderedSite struct {
 	view    *siteView
-	index   *renderedPage
-	lessons map[string]*renderedPage // slug → lesson page
-	embeds  map[string]*renderedPage // slug → embed page
-}
-
-// renderedPage is a finished HTML response body and the header values that
-// go with it, computed once and shared by every response.
-type renderedPage struct {
-	body   []byte
-	etag   []string
-	length []string
+	index   *payload
+	lessons map[string]*payload // slug → lesson page
+	embeds  map[string]*payload // slug → embed page
 }
 
 // NewServer checks the configuration, builds the hashed assets and renders
@@ -254,52 +244,14 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return notFoundf("There is no file called “%s” here. Static files change name when their content changes; reload the page to get the current ones.", r.PathValue("file"))
 	}
-	h := w.Header()
-	h["Content-Type"] = a.contentType
-	h["Cache-Control"] = immutable
-	h["Etag"] = a.etag
-	if etagMatches(r.Header.Get("If-None-Match"), a.etag[0]) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	h["Content-Length"] = a.length
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(a.body)
-	}
+	a.serve(w, r, a.contentType, immutable)
 	return nil
 }
 
-// servePage writes a pre-rendered page, answering a matching If-None-Match
-// with 304 and HEAD with headers only.
-func servePage(w http.ResponseWriter, r *http.Request, p *renderedPage) {
-	h := w.Header()
-	h["Content-Type"] = htmlContentType
-	h["Cache-Control"] = revalidate
-	h["Etag"] = p.etag
-	if etagMatches(r.Header.Get("If-None-Match"), p.etag[0]) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h["Content-Length"] = p.length
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(p.body)
-	}
-}
-
-// etagMatches implements the weak comparison If-None-Match asks for.
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for candidate := range strings.SplitSeq(header, ",") {
-		candidate = strings.TrimSpace(candidate)
-		if candidate == "*" || strings.TrimPrefix(candidate, "W/") == etag {
-			return true
-		}
-	}
-	return false
+// servePage writes a pre-rendered page. Pages change when the lessons folder
+// does, so browsers revalidate them (cheaply, by ETag).
+func servePage(w http.ResponseWriter, r *http.Request, p *payload) {
+	p.serve(w, r, htmlContentType, revalidate)
 }
 
 // ----- Errors -----
@@ -432,8 +384,8 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course}
 	site := &renderedSite{
 		view:    view,
-		lessons: make(map[string]*renderedPage, len(course.Lessons)),
-		embeds:  make(map[string]*renderedPage, len(course.Lessons)),
+		lessons: make(map[string]*payload, len(course.Lessons)),
+		embeds:  make(map[string]*payload, len(course.Lessons)),
 	}
 	ctx := context.Background()
 	var err error
@@ -466,19 +418,13 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 	return site, nil
 }
 
-// renderPage renders content inside a layout into bytes with an ETag.
-func renderPage(ctx context.Context, layout, content templ.Component) (*renderedPage, error) {
+// renderPage renders content inside a layout into a payload.
+func renderPage(ctx context.Context, layout, content templ.Component) (*payload, error) {
 	var buf bytes.Buffer
 	if err := layout.Render(templ.WithChildren(ctx, content), &buf); err != nil {
 		return nil, err
 	}
-	body := buf.Bytes()
-	sum := sha256.Sum256(body)
-	return &renderedPage{
-		body:   body,
-		etag:   []string{`"` + hex.EncodeToString(sum[:8]) + `"`},
-		length: []string{strconv.Itoa(len(body))},
-	}, nil
+	return newPayload(buf.Bytes(), ""), nil
 }
 
 // hostPattern is what the host of a public URL may be: a name or IPv4

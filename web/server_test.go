@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -624,6 +625,60 @@ func TestTruncate(t *testing.T) {
 	for _, tt := range tests {
 		if got := truncate(tt.in, tt.n); got != tt.want {
 			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestServer_Gzip(t *testing.T) {
+	s := newTestServer(t, Config{})
+	h := s.Handler()
+	for _, target := range []string{"/lessons/why-twice", s.assets.URL("app.css"), s.assets.URL("app.js")} {
+		plain := do(t, h, "GET", target)
+		plainBody, _ := io.ReadAll(plain.Body)
+		zipped := do(t, h, "GET", target, "Accept-Encoding", "gzip, deflate, br")
+		if zipped.Header.Get("Content-Encoding") != "gzip" || zipped.Header.Get("Vary") != "Accept-Encoding" || plain.Header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%s: Content-Encoding %q, Vary %q/%q", target, zipped.Header.Get("Content-Encoding"), zipped.Header.Get("Vary"), plain.Header.Get("Vary"))
+			continue
+		}
+		zr, err := gzip.NewReader(zipped.Body)
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		unzipped, _ := io.ReadAll(zr)
+		if !bytes.Equal(unzipped, plainBody) {
+			t.Errorf("%s: gzip body does not decompress to the plain one", target)
+		}
+		if zipped.Header.Get("ETag") == plain.Header.Get("ETag") {
+			t.Errorf("%s: both encodings share the ETag %s", target, plain.Header.Get("ETag"))
+		}
+		if resp := do(t, h, "GET", target, "Accept-Encoding", "gzip", "If-None-Match", zipped.Header.Get("ETag")); resp.StatusCode != 304 || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: revalidating the gzip variant: %d, Content-Encoding %q", target, resp.StatusCode, resp.Header.Get("Content-Encoding"))
+		}
+	}
+	if resp := do(t, h, "GET", "/healthz", "Accept-Encoding", "gzip"); resp.Header.Get("Content-Encoding") != "" {
+		t.Error("a two-byte body should not be compressed")
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	tests := []struct {
+		header string
+		want   bool
+	}{
+		{"", false},
+		{"gzip", true},
+		{"deflate, gzip;q=1.0, *;q=0.5", true},
+		{"GZIP", true},
+		{"br", false},
+		{"gzip;q=0", false},
+		{"gzip; q=0.000", false},
+		{"gzip;q=0.5", true},
+		{"*", true},
+		{"identity", false},
+	}
+	for _, tt := range tests {
+		if got := acceptsGzip(tt.header); got != tt.want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 }
