@@ -257,7 +257,7 @@ func TestRun_ServeRejectsBadLessonsFolder(t *testing.T) {
 		wantStderr []string
 	}{
 		{"Missing", missing, []string{"lessons folder " + missing}},
-		{"BrokenLesson", broken, []string{filepath.Join(broken, "01-broken.md") + ":", "idemlab: " + broken + ": "}},
+		{"BrokenLesson", broken, []string{filepath.Join(broken, "01-broken.md") + ":", "idemlab: cannot serve " + broken + ": 1 problem"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -366,6 +366,9 @@ func TestRun_UsageErrors(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), "Usage:") {
 				t.Error("stderr lacks the usage")
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("a usage error wrote to stdout: %q", stdout.String())
 			}
 		})
 	}

@@ -97,26 +97,25 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // newFlagSet returns a flag set that reports problems through the returned
-// error instead of printing them, so that run prints one message only; -h
-// prints the usage on stdout.
-func newFlagSet(name string, stdout io.Writer) *flag.FlagSet {
+// error instead of printing them, so that run prints one message only.
+func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage of idemlab %s:\n", name)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	fs.Usage = func() {} // parseFlags prints the usage for -h; run for errors
 	return fs
 }
 
-// parseFlags parses args into fs and turns a parse failure into a usage error.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
+// parseFlags parses args into fs, prints the command's flags on stdout for
+// -h, and turns a parse failure into a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stdout, "Usage of idemlab %s:\n", fs.Name())
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return err
+	case err != nil:
 		return usagef("%s: %v", fs.Name(), err)
 	}
 	return nil
@@ -126,8 +125,8 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // serve would, prints every problem as "file:line: msg" on stdout and fails
 // when there is any.
 func lint(args []string, stdout io.Writer) error {
-	fs := newFlagSet("lint", stdout)
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlagSet("lint")
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
@@ -196,9 +195,9 @@ const healthTimeout = 5 * time.Second
 // health asks a running server for /healthz; the container image has no
 // shell or curl, so its HEALTHCHECK runs the binary itself.
 func health(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlagSet("health", stdout)
+	fs := newFlagSet("health")
 	base := fs.String("url", "http://127.0.0.1:8080", "base URL of the server to check")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -225,8 +224,8 @@ func health(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func printVersion(args []string, stdout io.Writer) error {
-	fs := newFlagSet("version", stdout)
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlagSet("version")
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -45,13 +45,13 @@ type serveConfig struct {
 func parseServeConfig(args []string, getenv func(string) string, stdout io.Writer) (serveConfig, error) {
 	var cfg serveConfig
 	var frameAncestors string
-	fs := newFlagSet("serve", stdout)
+	fs := newFlagSet("serve")
 	fs.StringVar(&cfg.Addr, "addr", "", "listen address HOST:PORT (env IDEMLAB_ADDR, else PORT as :PORT; default "+defaultAddr+")")
 	fs.StringVar(&cfg.LessonsDir, "lessons", getenv("IDEMLAB_LESSONS"), "serve the lessons of this folder, re-rendered on change (env IDEMLAB_LESSONS; default: the built-in course)")
 	fs.StringVar(&cfg.PublicURL, "public-url", getenv("IDEMLAB_PUBLIC_URL"), "absolute URL the site is reached at, for links behind a proxy (env IDEMLAB_PUBLIC_URL)")
 	fs.StringVar(&frameAncestors, "frame-ancestors", envOr(getenv, "IDEMLAB_FRAME_ANCESTORS", "'self'"), "origins allowed to embed pages, space or comma separated (env IDEMLAB_FRAME_ANCESTORS)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr(getenv, "IDEMLAB_LOG_FORMAT", "text"), "log format: text or json (env IDEMLAB_LOG_FORMAT)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
@@ -165,7 +165,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		var loadErr *lessons.LoadError
 		if errors.As(err, &loadErr) {
 			fmt.Fprintln(stderr, loadErr.Error())
-			return fmt.Errorf("%s: %s; run 'idemlab lint %s' after fixing", courseSource(cfg.LessonsDir), plural(len(loadErr.Problems), "problem"), cfg.LessonsDir)
+			return fmt.Errorf("cannot serve %s: %s, listed above", courseSource(cfg.LessonsDir), plural(len(loadErr.Problems), "problem"))
 		}
 		return err
 	}
