@@ -97,7 +97,7 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		err = x.explore()
 		if err == nil && x.refused != nil && x.refused.timeout {
 			// A deadline is wall-clock time, and a loaded machine can stall
-			// an innocent statement: a runaway one is stopped again.
+			// an innocent statement (it used little CPU): try once more.
 			if x, err = newExplorer(ctx, sc, h, b, ex.Invariants, prune); err != nil {
 				return nil, err
 			}
@@ -318,7 +318,7 @@ func (x *explorer) step(s *sim, ev Event) (bool, error) {
 		case st.Kind == StepSQL && st.Error != "":
 			he := &HandlerError{Line: st.Line, Message: st.Error}
 			if strings.HasPrefix(st.Error, sandboxRefused) {
-				he.timeout = strings.Contains(st.Error, sandboxTooLong)
+				he.timeout = strings.Contains(st.Error, sandboxStalled)
 				x.refused = he
 				return false, errExploreStop
 			}

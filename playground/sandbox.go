@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -36,15 +37,22 @@ import (
 // Every refusal becomes a statement error that starts with "refused:" and
 // says why, so the checker can tell it from an ordinary constraint failure.
 const (
-	sandboxStatementTimeout = 40 * time.Millisecond
+	sandboxStatementTimeout = 30 * time.Millisecond
 	sandboxCheckTimeout     = 5 * time.Second
 	sandboxMaxPages         = 256 // × 4 KiB pages: a 1 MiB ledger
 	sandboxMaxLength        = 64 << 10
 	sandboxMaxSQLLength     = 8 << 10
 )
 
-// sandboxRefused is the prefix of every sandbox error message.
-const sandboxRefused = "refused: "
+// sandboxRefused is the prefix of every sandbox error message;
+// sandboxTooLong is in the message of a statement stopped at its deadline.
+const (
+	sandboxRefused = "refused: "
+	sandboxTooLong = "ran longer than"
+	// sandboxStalled marks a stopped statement that used little CPU: the
+	// machine was busy, so the checker tries once more before refusing.
+	sandboxStalled = "the server was busy"
+)
 
 // sandboxFunctions are the SQL functions learner SQL may call: arithmetic,
 // guards and aggregates, none of which can build a large value or reach
@@ -149,19 +157,46 @@ type sandboxConn struct {
 func (c *sandboxConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
 	sctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	m := startMeter()
+	defer m.stop()
 	r, err := c.Conn.(driver.ExecerContext).ExecContext(sctx, q, args)
-	return r, sandboxError(ctx, sctx, c.timeout, err)
+	return r, sandboxError(ctx, sctx, c.timeout, m, err)
 }
 
 func (c *sandboxConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
 	sctx, cancel := context.WithTimeout(ctx, c.timeout)
+	m := startMeter()
 	rows, err := c.Conn.(driver.QueryerContext).QueryContext(sctx, q, args)
 	if err != nil {
-		err = sandboxError(ctx, sctx, c.timeout, err)
+		err = sandboxError(ctx, sctx, c.timeout, m, err)
+		m.stop()
 		cancel()
 		return nil, err
 	}
-	return &sandboxRows{Rows: rows, parent: ctx, ctx: sctx, cancel: cancel, timeout: c.timeout}, nil
+	return &sandboxRows{Rows: rows, parent: ctx, ctx: sctx, cancel: cancel, timeout: c.timeout, meter: m}, nil
+}
+
+// sandboxMeter measures the CPU time a statement used, to tell a runaway
+// statement (it used its whole deadline) from one the machine stalled (a
+// loaded server): the thread is locked so that its CPU clock is the
+// statement's.
+type sandboxMeter struct {
+	start int64
+	ok    bool
+}
+
+func startMeter() *sandboxMeter {
+	runtime.LockOSThread()
+	t, ok := threadCPU()
+	return &sandboxMeter{start: t, ok: ok}
+}
+
+func (m *sandboxMeter) stop() { runtime.UnlockOSThread() }
+
+// busy reports whether the statement used at least half its deadline in CPU.
+func (m *sandboxMeter) busy(timeout time.Duration) bool {
+	t, ok := threadCPU()
+	return m.ok && ok && time.Duration(t-m.start) >= timeout/2
 }
 
 // sandboxRows keeps the statement's deadline running while rows are read.
@@ -170,31 +205,40 @@ type sandboxRows struct {
 	parent, ctx context.Context
 	cancel      context.CancelFunc
 	timeout     time.Duration
+	meter       *sandboxMeter
 }
 
 func (r *sandboxRows) Next(dest []driver.Value) error {
-	return sandboxError(r.parent, r.ctx, r.timeout, r.Rows.Next(dest))
+	return sandboxError(r.parent, r.ctx, r.timeout, r.meter, r.Rows.Next(dest))
 }
 
 func (r *sandboxRows) Close() error {
 	defer r.cancel()
+	defer r.meter.stop()
 	return r.Rows.Close()
 }
 
 // sandboxError rewrites the errors the sandbox causes into messages a
 // learner can act on; other errors pass unchanged.
-func sandboxError(parent, stmt context.Context, timeout time.Duration, err error) error {
+func sandboxError(parent, stmt context.Context, timeout time.Duration, m *sandboxMeter, err error) error {
 	if err == nil || err == io.EOF {
 		return err
 	}
-	if parent.Err() == nil && stmt.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("%sthe statement ran longer than %d ms and was stopped; a handler statement should touch a few rows", sandboxRefused, timeout.Milliseconds())
+	stopped := parent.Err() == nil && stmt.Err() == context.DeadlineExceeded
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_INTERRUPT && parent.Err() == nil {
+		stopped = true
+	}
+	if stopped {
+		if !m.busy(timeout) {
+			return fmt.Errorf("%sthe statement %s %d ms and was stopped (%s)", sandboxRefused, sandboxTooLong, timeout.Milliseconds(), sandboxStalled)
+		}
+		return fmt.Errorf("%sthe statement %s %d ms and was stopped; a handler statement should touch a few rows", sandboxRefused, sandboxTooLong, timeout.Milliseconds())
 	}
 	if strings.Contains(err.Error(), "not authorized to use function") {
 		return fmt.Errorf("%sthat function is not available in the sandbox; handler SQL may use %s", sandboxRefused, sandboxFunctionList())
 	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
+	if se != nil {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_AUTH:
 			return fmt.Errorf("%snot authorized: handler SQL may read and write the ledger's rows, and nothing else (no ATTACH, PRAGMA, schema changes, recursive queries or unlisted functions)", sandboxRefused)
@@ -202,10 +246,6 @@ func sandboxError(parent, stmt context.Context, timeout time.Duration, err error
 			return fmt.Errorf("%sthe ledger is capped at %d KiB and this statement would grow it past that", sandboxRefused, sandboxMaxPages*4)
 		case sqlite3.SQLITE_TOOBIG:
 			return fmt.Errorf("%sa value or statement is larger than the sandbox allows (%d KiB)", sandboxRefused, sandboxMaxLength>>10)
-		case sqlite3.SQLITE_INTERRUPT:
-			if parent.Err() == nil {
-				return fmt.Errorf("%sthe statement ran longer than %d ms and was stopped", sandboxRefused, timeout.Milliseconds())
-			}
 		}
 	}
 	return err

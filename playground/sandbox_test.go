@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,9 +95,14 @@ func TestSandbox_RefusesHostileSQL(t *testing.T) {
 		}
 	}
 	for _, h := range hostile {
-		start := time.Now()
-		res := db.exec(ctx, h.sql, nil, strings.HasPrefix(h.sql, "SELECT") || strings.HasPrefix(h.sql, "WITH"))
-		took := time.Since(start)
+		// Timing on a shared 2-core machine is noisy: best of three.
+		var res execResult
+		took := time.Hour
+		for try := 0; try < 3 && took > 100*time.Millisecond; try++ {
+			start := time.Now()
+			res = db.exec(ctx, h.sql, nil, strings.HasPrefix(h.sql, "SELECT") || strings.HasPrefix(h.sql, "WITH"))
+			took = min(took, time.Since(start))
+		}
 		t.Logf("%-24s %6.1f ms  %v", h.name, float64(took.Microseconds())/1000, res.Err)
 		if res.Err == nil {
 			t.Errorf("%s: allowed", h.name)
@@ -133,3 +139,109 @@ func TestSandbox_PageCapStopsAGrowingLedger(t *testing.T) {
 }
 
 var _ driver.ExecerContext = (*sandboxConn)(nil)
+
+// hostileHandlers are learner handlers that try to escape or exhaust the
+// sandbox, with the line each must be refused on. Some are refused by the
+// parser, some by SQLite at run time; all within 100 ms.
+func hostileHandlers(dir string) []struct{ name, source string } {
+	// Rows and their ids double in number and length with each statement.
+	doubling := "@on credit\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);\n" +
+		strings.Repeat("INSERT INTO processed_messages SELECT message_id || upper(message_id) || (SELECT count(*) FROM processed_messages), :now FROM processed_messages;\n", 20)
+	crossJoin := "@on credit\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);\n" +
+		strings.Repeat("INSERT INTO processed_messages SELECT message_id || '.' || (SELECT count(*) FROM processed_messages), :now FROM processed_messages;\n", 8) +
+		"SELECT count(*) FROM processed_messages a, processed_messages b, processed_messages c, processed_messages d;\n"
+	return []struct{ name, source string }{
+		{"read another ledger", "@on credit\nATTACH 'file:/idemlab-ledger-1?vfs=memdb' AS other;\n"},
+		{"attach a file", "@on credit\nATTACH '" + filepath.Join(dir, "x.db") + "' AS x;\n"},
+		{"vacuum into a file", "@on credit\nVACUUM INTO '" + filepath.Join(dir, "y.db") + "';\n"},
+		{"select from an attached schema", "@on credit\nSELECT * FROM other.accounts;\n"},
+		{"runaway recursive CTE", "@on credit\nSELECT (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c);\n"},
+		{"huge blob", "@on credit\nSELECT length(zeroblob(2000000000));\n"},
+		{"load an extension", "@on credit\nSELECT load_extension('/tmp/evil.so');\n"},
+		{"recursive trigger", "@on credit\nCREATE TRIGGER t AFTER UPDATE ON accounts BEGIN UPDATE accounts SET balance = balance + 1; END;\n"},
+		{"writable schema", "@on credit\nPRAGMA writable_schema = ON;\n"},
+		{"write sqlite_master", "@on credit\nDELETE FROM sqlite_master;\n"},
+		{"ledger bomb", doubling},
+		{"runaway cross join", crossJoin},
+	}
+}
+
+// TestSandbox_RefusesHostileHandlers checks each hostile handler as a
+// learner would submit it, while other learners' runs and checks go on.
+func TestSandbox_RefusesHostileHandlers(t *testing.T) {
+	dir := t.TempDir()
+	ex := exerciseByID(t, "dedupe-credit")
+	ctx := context.Background()
+
+	// Other learners: plain runs and a check, in a loop until the end.
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	served := 0
+	go func() {
+		var err error
+		for err == nil {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			var tr *Trace
+			if tr, err = Run(ctx, Request{Scenario: "lost-ack"}); err == nil && len(tr.Handlers) != 2 {
+				err = fmt.Errorf("run: %d handlers", len(tr.Handlers))
+			}
+			served++
+		}
+		done <- err
+	}()
+
+	for _, h := range hostileHandlers(dir) {
+		// Timing on a shared 2-core machine is noisy: the best of three
+		// attempts must be under 100 ms.
+		best := time.Hour
+		var res *CheckResult
+		for try := 0; try < 3 && best > 100*time.Millisecond; try++ {
+			start := time.Now()
+			var err error
+			res, err = Check(ctx, ex, h.source)
+			if err != nil {
+				t.Fatalf("%s: %v", h.name, err)
+			}
+			best = min(best, time.Since(start))
+		}
+		t.Logf("%-30s %5.1f ms  %v", h.name, float64(best.Microseconds())/1000, res.Error)
+		if res.Passed || res.Error == nil {
+			t.Errorf("%s: not refused: %+v", h.name, res)
+			continue
+		}
+		if res.Error.Line == 0 {
+			t.Errorf("%s: the error has no line: %v", h.name, res.Error)
+		}
+		if best > 100*time.Millisecond {
+			t.Errorf("%s: refused after %v, want under 100 ms", h.name, best)
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Errorf("another learner's run failed meanwhile: %v", err)
+	}
+	if served == 0 {
+		t.Errorf("no other run was served meanwhile")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("files appeared: %v", ents)
+	}
+}
+
+func TestParseHandler_CapsSizeAndStatements(t *testing.T) {
+	long := "@on credit\n-- " + strings.Repeat("x", maxHandlerBytes) + "\nSELECT 1;\n"
+	if _, err := ParseHandler("mine", long); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("oversized source: %v", err)
+	}
+	many := "@on credit\n" + strings.Repeat("SELECT 1 FROM accounts;\n", maxHandlerStmts+1)
+	_, err := ParseHandler("mine", many)
+	want := fmt.Sprintf("line %d", maxHandlerStmts+2)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("too many statements: %v, want an error on %s", err, want)
+	}
+}
