@@ -257,7 +257,7 @@ func TestRun_ServeRejectsBadLessonsFolder(t *testing.T) {
 		wantStderr []string
 	}{
 		{"Missing", missing, []string{"lessons folder " + missing}},
-		{"BrokenLesson", broken, []string{filepath.Join(broken, "01-broken.md") + ":", "idemlab: cannot serve " + broken + ": 1 problem"}},
+		{"BrokenLesson", broken, []string{filepath.Join(broken, "01-broken.md") + ":", "idemlab: cannot serve " + broken + ": 4 problems, listed above"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
