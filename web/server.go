@@ -1,11 +1,3 @@
-// Package web is Idemlab's HTTP layer: the routes, the middleware, and the
-// templ components that draw the site around the lessons.
-//
-// Every page a course has (the index, each lesson, each lesson's embed view)
-// is rendered once, when the course is set, into bytes with an ETag; serving
-// one costs little more than writing those bytes. Handlers return errors and
-// one function turns an error into a status and a friendly page. Routes live
-// in one list (see routes).
 package web
 
 import (

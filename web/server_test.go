@@ -196,7 +196,7 @@ func TestServer_CrossOriginPostIsRefused(t *testing.T) {
 
 func TestServer_Head(t *testing.T) {
 	h := newTestServer(t, Config{}).Handler()
-	for _, target := range []string{"/", "/lessons/why-twice", "/embed/lessons/why-twice", "/lessons/nope"} {
+	for _, target := range []string{"/", "/lessons/why-twice", "/embed/lessons/why-twice", "/lessons/nope", "/nowhere", "/healthz"} {
 		get := do(t, h, "GET", target)
 		getBody, _ := io.ReadAll(get.Body)
 		head := do(t, h, "HEAD", target)
