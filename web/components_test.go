@@ -220,3 +220,18 @@ func TestFrameAncestorsSource(t *testing.T) {
 		}
 	}
 }
+
+func TestDurationText(t *testing.T) {
+	for minutes, want := range map[int]string{0: "0 min", 45: "45 min", 60: "1 h", 125: "2 h 5 min"} {
+		if got := durationText(minutes); got != want {
+			t.Errorf("durationText(%d) = %q, want %q", minutes, got, want)
+		}
+	}
+}
+
+func TestIndexPage_CourseFacts(t *testing.T) {
+	doc := render(t, indexPage(testView(t)))
+	if got := strings.Join(strings.Fields(doc.Find(testID("course-facts")).Text()), " "); got != "A hands-on course · 3 lessons · 26 min" {
+		t.Errorf("course facts = %q", got)
+	}
+}

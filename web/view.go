@@ -97,6 +97,18 @@ func minutesText(n int) string {
 	return strconv.Itoa(n) + " min read"
 }
 
+// durationText writes a reading time: "45 min", "1 h", "2 h 5 min".
+func durationText(minutes int) string {
+	switch {
+	case minutes < 60:
+		return strconv.Itoa(minutes) + " min"
+	case minutes%60 == 0:
+		return strconv.Itoa(minutes/60) + " h"
+	default:
+		return strconv.Itoa(minutes/60) + " h " + strconv.Itoa(minutes%60) + " min"
+	}
+}
+
 // courseSlugs lists every slug, space-separated, for the progress counter.
 func courseSlugs(course *lessons.Course) string {
 	slugs := make([]string, len(course.Lessons))
