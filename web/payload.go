@@ -8,14 +8,19 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // payload is a response body computed once, with its header values, as is
 // and gzip-compressed, so that serving it is choosing a variant and writing
-// bytes. Both variants share Vary: Accept-Encoding and differ in ETag.
+// bytes. Both variants share Vary: Accept-Encoding and differ in ETag. The
+// gzip variant is made on first use, so that starting the server (and
+// re-rendering a watched course) does not pay for compressing every page.
 type payload struct {
 	identity variant
-	gzip     *variant // nil when compressing does not pay (tiny or incompressible bodies)
+	hash     string
+	gzipOnce sync.Once
+	gzip     *variant // after gzipOnce: nil when compressing does not pay
 }
 
 type variant struct {
@@ -34,18 +39,29 @@ func newPayload(body []byte, hash string) *payload {
 		sum := sha256.Sum256(body)
 		hash = hex.EncodeToString(sum[:8])
 	}
-	p := &payload{identity: variant{body: body, etag: []string{`"` + hash + `"`}, length: []string{strconv.Itoa(len(body))}}}
-	if len(body) < minGzipSize {
-		return p
+	return &payload{
+		identity: variant{body: body, etag: []string{`"` + hash + `"`}, length: []string{strconv.Itoa(len(body))}},
+		hash:     hash,
 	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid: no error
-	zw.Write(body)
-	zw.Close()
-	if buf.Len() < len(body)*9/10 {
-		p.gzip = &variant{body: buf.Bytes(), etag: []string{`"` + hash + `-gz"`}, length: []string{strconv.Itoa(buf.Len())}}
-	}
-	return p
+}
+
+// gzipped returns the compressed variant, making it the first time, or nil
+// when the body is too small or does not compress.
+func (p *payload) gzipped() *variant {
+	p.gzipOnce.Do(func() {
+		body := p.identity.body
+		if len(body) < minGzipSize {
+			return
+		}
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+		zw.Write(body)
+		zw.Close()
+		if buf.Len() < len(body)*9/10 {
+			p.gzip = &variant{body: buf.Bytes(), etag: []string{`"` + p.hash + `-gz"`}, length: []string{strconv.Itoa(buf.Len())}}
+		}
+	})
+	return p.gzip
 }
 
 var (
@@ -61,11 +77,13 @@ func (p *payload) serve(w http.ResponseWriter, r *http.Request, contentType, cac
 	h["Content-Type"] = contentType
 	h["Cache-Control"] = cacheControl
 	v := &p.identity
-	if p.gzip != nil {
+	if len(v.body) >= minGzipSize {
 		h["Vary"] = varyAcceptEncoding
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			v = p.gzip
-			h["Content-Encoding"] = gzipEncoding
+			if gz := p.gzipped(); gz != nil {
+				v = gz
+				h["Content-Encoding"] = gzipEncoding
+			}
 		}
 	}
 	h["Etag"] = v.etag

@@ -92,7 +92,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		version:  cfg.Version,
 		assets:   assets,
 		policy:   newSecurityPolicy(ancestors),
-		fallback: []byte(fallbackErrorPage),
+		fallback: []byte(strings.Replace(fallbackErrorPage, `href="/"`, `href="`+base+`/"`, 1)),
 
 		errorContent: errorPage,
 	}
