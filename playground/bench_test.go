@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"testing"
+	"time"
 )
 
 // benchRequest is a scenario's default script with its first two handlers.
@@ -28,66 +29,109 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// BenchmarkBaseline executes the same SQL statements the run executed, with
+// baselineStatement is one statement a run executed, with its bound values.
+type baselineStatement struct {
+	sql   string
+	args  []driver.NamedValue
+	query bool
+}
+
+// baselineFor records the SQL a run of req executed, per handler.
+func baselineFor(b *testing.B, req Request) (*ledgerTemplate, [][]baselineStatement) {
+	tr, err := Run(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var perHandler [][]baselineStatement
+	for _, ht := range tr.Handlers {
+		var stmts []baselineStatement
+		for _, st := range ht.Steps {
+			if st.SQL == "" {
+				continue // blocked attempts are kept: SQLite did run them
+			}
+			var args []driver.NamedValue
+			for i, a := range st.Args {
+				args = append(args, driver.NamedValue{Name: a.Name, Ordinal: i + 1, Value: a.Value})
+			}
+			stmts = append(stmts, baselineStatement{st.SQL, args, st.RowsFound != nil})
+		}
+		perHandler = append(perHandler, stmts)
+	}
+	sc, _ := LookupScenario(req.Scenario)
+	tmpl, err := sc.template()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tmpl, perHandler
+}
+
+// runBaseline executes the recorded statements directly on one connection
+// per handler, each on a fresh ledger restored from the same template.
+func runBaseline(b *testing.B, tmpl *ledgerTemplate, perHandler [][]baselineStatement) {
+	ctx := context.Background()
+	for _, stmts := range perHandler {
+		l, err := openLedger(tmpl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := l.pinned.conn
+		for _, st := range stmts {
+			if st.query {
+				rows, err := c.(driver.QueryerContext).QueryContext(ctx, st.sql, st.args)
+				if err == nil {
+					dest := make([]driver.Value, len(rows.Columns()))
+					for rows.Next(dest) == nil {
+					}
+					rows.Close()
+				}
+			} else {
+				c.(driver.ExecerContext).ExecContext(ctx, st.sql, st.args)
+			}
+		}
+		l.close()
+	}
+}
+
+// BenchmarkBaseline executes the same SQL statements the run executed (those
+// that came back SQLITE_BUSY included), with
 // the same bound values, directly on one connection per handler, each on a
-// fresh ledger restored from the same template: the floor the engine's
-// bookkeeping is measured against.
+// fresh ledger restored from the same template (with the same connection
+// settings): the floor the engine's bookkeeping is measured against.
 func BenchmarkBaseline(b *testing.B) {
+	for _, sc := range Scenarios() {
+		b.Run(sc.Name, func(b *testing.B) {
+			tmpl, stmts := baselineFor(b, benchRequest(sc))
+			b.ReportAllocs()
+			for b.Loop() {
+				runBaseline(b, tmpl, stmts)
+			}
+		})
+	}
+}
+
+// BenchmarkRatio alternates a run and its baseline in one loop, so that a
+// machine whose load drifts (other processes) skews both alike, and reports
+// each one's ns/op and their ratio.
+func BenchmarkRatio(b *testing.B) {
 	ctx := context.Background()
 	for _, sc := range Scenarios() {
 		b.Run(sc.Name, func(b *testing.B) {
-			tr, err := Run(ctx, benchRequest(sc))
-			if err != nil {
-				b.Fatal(err)
-			}
-			type stmt struct {
-				sql   string
-				args  []driver.NamedValue
-				query bool
-			}
-			var perHandler [][]stmt
-			for _, ht := range tr.Handlers {
-				var stmts []stmt
-				for _, st := range ht.Steps {
-					if st.SQL == "" || st.Kind == StepBlocked {
-						continue
-					}
-					var args []driver.NamedValue
-					for i, a := range st.Args {
-						args = append(args, driver.NamedValue{Name: a.Name, Ordinal: i + 1, Value: a.Value})
-					}
-					stmts = append(stmts, stmt{st.SQL, args, st.RowsFound != nil})
-				}
-				perHandler = append(perHandler, stmts)
-			}
-			tmpl, err := sc.template()
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
+			req := benchRequest(sc)
+			tmpl, stmts := baselineFor(b, req)
+			var engine, floor time.Duration
 			for b.Loop() {
-				for _, stmts := range perHandler {
-					l, err := openLedger(tmpl)
-					if err != nil {
-						b.Fatal(err)
-					}
-					c := l.pinned.conn
-					for _, st := range stmts {
-						if st.query {
-							rows, err := c.(driver.QueryerContext).QueryContext(ctx, st.sql, st.args)
-							if err == nil {
-								dest := make([]driver.Value, len(rows.Columns()))
-								for rows.Next(dest) == nil {
-								}
-								rows.Close()
-							}
-						} else {
-							c.(driver.ExecerContext).ExecContext(ctx, st.sql, st.args)
-						}
-					}
-					l.close()
+				t0 := time.Now()
+				if _, err := Run(ctx, req); err != nil {
+					b.Fatal(err)
 				}
+				t1 := time.Now()
+				runBaseline(b, tmpl, stmts)
+				engine += t1.Sub(t0)
+				floor += time.Since(t1)
 			}
+			b.ReportMetric(float64(engine.Nanoseconds())/float64(b.N), "run-ns/op")
+			b.ReportMetric(float64(floor.Nanoseconds())/float64(b.N), "baseline-ns/op")
+			b.ReportMetric(float64(engine)/float64(floor), "ratio")
 		})
 	}
 }
