@@ -79,13 +79,17 @@ func playgroundDirective(check func(*PlaygroundSpec) error) Directive {
 
 // directiveTable indexes the built-in and the caller's directives by kind.
 func directiveTable(opts Options) (map[string]Directive, error) {
-	table := map[string]Directive{"playground": playgroundDirective(opts.CheckPlayground)}
+	check := opts.CheckPlayground
+	if check == nil {
+		check = CheckWithEngine
+	}
+	table := map[string]Directive{"playground": playgroundDirective(check)}
 	for _, d := range opts.Directives {
 		if d.Kind == "" || d.Parse == nil {
 			return nil, fmt.Errorf("lessons: directive %q needs a Kind and a Parse function", d.Kind)
 		}
-		if _, dup := table[d.Kind]; dup {
-			return nil, fmt.Errorf("lessons: directive %q is defined twice (playground is built in)", d.Kind)
+		if _, dup := table[d.Kind]; dup || d.Kind == "quiz" {
+			return nil, fmt.Errorf("lessons: directive %q is defined twice (playground and quiz are built in)", d.Kind)
 		}
 		table[d.Kind] = d
 	}

@@ -52,7 +52,7 @@ import (
 	"io/fs"
 )
 
-//go:embed *.md
+//go:embed *.md examples sql
 var embedded embed.FS
 
 // Embedded returns the course shipped in the binary: the *.md files of this

@@ -91,6 +91,7 @@ func Load(fsys fs.FS, opts Options) (*Course, error) {
 		return nil, err
 	}
 	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), directives: directives, slugs: map[string]string{}}
+	l.directives["quiz"] = l.quizDirective()
 	folder := cmp.Or(opts.DisplayRoot, ".")
 
 	entries, err := fs.ReadDir(fsys, ".")

@@ -84,7 +84,7 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 		}
 	}
 	if expectNode != nil {
-		spec.Expect = parseExpect(expectNode, spec.Handlers, fenceLine, badYAML)
+		spec.Expect = parseExpect(expectNode, spec, fenceLine, badYAML)
 	}
 	if len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
@@ -93,7 +93,8 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 }
 
 // parseExpect reads the expect mapping: handler name → verdict.
-func parseExpect(node *yaml.Node, handlers []string, fenceLine int, badYAML func(int, string)) map[string]string {
+func parseExpect(node *yaml.Node, spec *PlaygroundSpec, fenceLine int, badYAML func(int, string)) map[string]string {
+	handlers := spec.Handlers
 	if node.Kind != yaml.MappingNode {
 		badYAML(node.Line, "expect must be a mapping of handler: verdict, not "+describeYAML(node))
 		return nil
@@ -113,15 +114,20 @@ func parseExpect(node *yaml.Node, handlers []string, fenceLine int, badYAML func
 			continue
 		}
 		expect[f.Key] = verdict
+		spec.fieldLines["expect."+f.Key] = fenceLine + f.Line
 	}
 	return expect
 }
 
 // FieldLine returns the file line of one of the spec's keys ("scenario",
-// "script", …), or the fence line when the key was not written.
+// "script", …, or "expect.HANDLER" for one expect entry), or the fence line
+// when the key was not written.
 func (s *PlaygroundSpec) FieldLine(field string) int {
 	if line, ok := s.fieldLines[field]; ok {
 		return line
+	}
+	if top, _, nested := strings.Cut(field, "."); nested {
+		return s.FieldLine(top)
 	}
 	return s.Line
 }

@@ -44,12 +44,17 @@ func (e *LoadError) Error() string {
 // FieldError lets a CheckPlayground hook blame one field of the spec
 // ("scenario", "handlers", "script", "caption", "expect"), so that the
 // problem points at that field's line rather than at the opening fence.
+// "expect.HANDLER" blames one entry of expect; the message still reads
+// "expect: …".
 type FieldError struct {
 	Field string
 	Err   error
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Error() string {
+	top, _, _ := strings.Cut(e.Field, ".")
+	return top + ": " + e.Err.Error()
+}
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // problemsFromError turns an error returned by a hook into problems. Problems

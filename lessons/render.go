@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html"
-	"net/url"
-	"path"
 	"sort"
 	"strings"
 
@@ -217,6 +215,15 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 		}
 		lang := string(fence.Language(source))
 		fenceLine := idx.line(fence.Info.Segment.Start)
+		info := strings.TrimSpace(strings.TrimPrefix(string(fence.Info.Segment.Value(source)), lang))
+		if _, isDirective := l.directives[lang]; !isDirective {
+			if html, isInclude := l.includeFence(lesson, fence, lang, info, fenceLine); isInclude {
+				if html != "" {
+					fence.Parent().ReplaceChild(fence.Parent(), fence, &directiveNode{html: html})
+				}
+				continue
+			}
+		}
 		directive, ok := l.directives[lang]
 		if !ok {
 			if lang != "" && lexers.Get(lang) == nil {
@@ -236,7 +243,7 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 		}
 		src := &DirectiveSource{
 			Kind:   lang,
-			Info:   strings.TrimSpace(strings.TrimPrefix(string(fence.Info.Segment.Value(source)), lang)),
+			Info:   info,
 			Body:   body.Bytes(),
 			File:   lesson.Path,
 			Line:   fenceLine,
@@ -281,6 +288,34 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 	}
 }
 
+// includeFence handles a code fence whose info string holds include=PATH:
+// it returns the highlighted file, or "" after recording a problem.
+// isInclude is false for an ordinary code block.
+func (l *loader) includeFence(lesson *Lesson, fence *ast.FencedCodeBlock, lang, info string, fenceLine int) (html string, isInclude bool) {
+	req, isInclude, err := parseIncludeInfo(info)
+	if !isInclude {
+		return "", false
+	}
+	if err == nil && lexers.Get(lang) == nil {
+		err = fmt.Errorf("include: unknown language %q: write the fence as ```go include=PATH or ```sql include=PATH", lang)
+	}
+	if err == nil && fence.Lines().Len() > 0 {
+		err = fmt.Errorf("include=%s: the block must be empty, the file's text takes its place", req.Path)
+	}
+	var code string
+	if err == nil {
+		code, err = readInclude(l.fsys, req)
+	}
+	if err == nil {
+		html, err = l.highlightCode(lang, code)
+	}
+	if err != nil {
+		l.problem(lesson.Path, fenceLine, err.Error())
+		return "", true
+	}
+	return html, true
+}
+
 // parseDirective runs a directive's Parse, turning a panic in third-party
 // directive code into a problem rather than a crashed server.
 func (l *loader) parseDirective(d Directive, src *DirectiveSource) (out DirectiveOutput, err error) {
@@ -296,26 +331,12 @@ func (l *loader) parseDirective(d Directive, src *DirectiveSource) (out Directiv
 // 02-other.md, /lessons/other) and rewrites the .md forms to /lessons/slug.
 func (l *loader) resolveLessonLink(lesson *Lesson, link *ast.Link, idx lineIndex) {
 	dest := string(link.Destination)
-	u, err := url.Parse(dest)
-	if err != nil || u.Scheme != "" || u.Host != "" {
-		return
-	}
-	var slug string
+	target, isLesson, ok := l.lessonLinkTarget(dest)
 	switch {
-	case strings.HasPrefix(u.Path, "/lessons/"):
-		slug = strings.TrimSuffix(strings.TrimPrefix(u.Path, "/lessons/"), "/")
-	case strings.HasSuffix(u.Path, ".md") && !strings.HasPrefix(u.Path, "/"):
-		slug = slugFromFileName(path.Base(u.Path))
+	case !isLesson:
+	case !ok:
+		l.problem(lesson.Path, nodeLine(link, idx), fmt.Sprintf("link to %q: there is no lesson %q", dest, target))
 	default:
-		return
+		link.Destination = []byte(target)
 	}
-	if _, ok := l.slugs[slug]; !ok {
-		l.problem(lesson.Path, nodeLine(link, idx), fmt.Sprintf("link to %q: there is no lesson %q", dest, slug))
-		return
-	}
-	target := "/lessons/" + slug
-	if u.Fragment != "" {
-		target += "#" + u.Fragment
-	}
-	link.Destination = []byte(target)
 }

@@ -11,11 +11,17 @@ import (
 )
 
 func TestWatch_ReloadsAndKeepsLastGood(t *testing.T) {
-	dir := t.TempDir()
+	dir, scratch := t.TempDir(), t.TempDir()
 	file := filepath.Join(dir, "01-a.md")
 	write := func(content string) {
 		t.Helper()
-		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		// Write and rename, so that Watch never reads a half-written file
+		// (os.WriteFile truncates first, and a poll could land in between).
+		tmp := filepath.Join(scratch, "01-a.md")
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, file); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,0 +1,46 @@
+package lessons
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"idemlab/playground"
+)
+
+// engineCheckTimeout bounds one playground run at load time: the built-in
+// scenarios take milliseconds, so a run this long is a bug worth reporting
+// rather than a start that hangs.
+const engineCheckTimeout = 10 * time.Second
+
+// CheckWithEngine is the default Options.CheckPlayground: it runs the spec
+// through the playground engine, so that a lesson cannot name a scenario,
+// handler, message or worker the engine does not have, nor claim a verdict
+// the engine does not show. Bad input comes back as a *FieldError on the
+// field to blame; each wrong claim as a *FieldError on its expect entry.
+func CheckWithEngine(spec *PlaygroundSpec) error {
+	ctx, cancel := context.WithTimeout(context.Background(), engineCheckTimeout)
+	defer cancel()
+	trace, err := playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: spec.Script})
+	if err != nil {
+		var input *playground.InputError
+		if errors.As(err, &input) {
+			field := input.Field
+			if field == "handler" {
+				field = "handlers"
+			}
+			return &FieldError{Field: field, Err: errors.New(input.Msg)}
+		}
+		return fmt.Errorf("the playground engine failed on this block: %w", err)
+	}
+	var wrong []error
+	for _, h := range trace.Handlers {
+		claim, ok := spec.Expect[h.Name]
+		if ok && claim != h.Verdict {
+			wrong = append(wrong, &FieldError{Field: "expect." + h.Name,
+				Err: fmt.Errorf("lesson claims %s: %s but the engine shows %s", h.Name, claim, h.Verdict)})
+		}
+	}
+	return errors.Join(wrong...)
+}

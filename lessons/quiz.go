@@ -1,0 +1,189 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"gopkg.in/yaml.v3"
+)
+
+// QuizItem is one question of a ```quiz block, its text rendered to HTML.
+type QuizItem struct {
+	Question string // inline HTML: the <summary> of a <details>
+	Answer   string // HTML (paragraphs), revealed when the reader opens the question
+}
+
+// quizKeys are the keys a quiz item may hold.
+var quizKeys = []string{"q", "a"}
+
+// quizDirective is the built-in ```quiz directive: a YAML list of {q, a}
+// rendered in place as a "check yourself" list, each answer behind a
+// <details> disclosure. Markdown in q and a is rendered like the lesson's
+// (raw HTML off), and lesson links in it are checked and rewritten.
+func (l *loader) quizDirective() Directive {
+	return Directive{
+		Kind: "quiz",
+		Parse: func(src *DirectiveSource) (DirectiveOutput, error) {
+			items, err := l.parseQuiz(src)
+			if err != nil {
+				return DirectiveOutput{}, err
+			}
+			return DirectiveOutput{HTML: quizHTML(items)}, nil
+		},
+	}
+}
+
+// parseQuiz validates a quiz block and renders its items; every problem is
+// reported with its own line.
+func (l *loader) parseQuiz(src *DirectiveSource) ([]QuizItem, error) {
+	body := normalizeNewlines(src.Body)
+	lastLine := bytes.Count(body, []byte("\n")) + 1
+	var problems []Problem
+	bad := func(yamlLine int, msg string) {
+		problems = append(problems, src.Problem(min(max(yamlLine, 1), lastLine), "quiz: %s", msg))
+	}
+	const want = "a YAML list of questions, each with q: (the question) and a: (the answer)"
+	root, err := parseYAMLNode(body)
+	switch {
+	case err != nil:
+		line, msg := yamlErrorPosition(err, body)
+		bad(line, "invalid YAML: "+msg)
+	case root == nil || (root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null"):
+		problems = append(problems, Problem{File: src.File, Line: src.Line, Msg: "quiz: the block is empty: want " + want})
+	case root.Kind != yaml.SequenceNode:
+		bad(root.Line, "want "+want+", not "+describeYAML(root))
+	}
+	if len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
+	}
+	var items []QuizItem
+	for i, node := range root.Content {
+		node = resolveAlias(node)
+		if node.Kind != yaml.MappingNode {
+			bad(node.Line, fmt.Sprintf("question %d: want a mapping with q: and a:, not %s", i+1, describeYAML(node)))
+			continue
+		}
+		var item QuizItem
+		found := map[string]bool{}
+		for _, f := range mappingFields(node, src.Line, bad) {
+			found[f.Key] = true
+			if f.Key != "q" && f.Key != "a" {
+				bad(f.Line, fmt.Sprintf("question %d: %s", i+1, unknownWord("key", f.Key, quizKeys)))
+				continue
+			}
+			value, msg := stringValue(f.Key, f.Value)
+			if msg != "" {
+				bad(f.Line, fmt.Sprintf("question %d: %s", i+1, msg))
+				continue
+			}
+			rendered, linkProblems := l.renderQuizText(value, src, f.Value.Line)
+			problems = append(problems, linkProblems...)
+			if f.Key == "q" {
+				inline, ok := singleParagraph(rendered)
+				if !ok {
+					bad(f.Line, fmt.Sprintf("question %d: q must be one paragraph of text", i+1))
+				}
+				item.Question = inline
+			} else {
+				item.Answer = rendered
+			}
+		}
+		for _, key := range quizKeys {
+			if !found[key] {
+				bad(node.Line, fmt.Sprintf("question %d: missing %q", i+1, key))
+			}
+		}
+		items = append(items, item)
+	}
+	if len(items) == 0 && len(problems) == 0 {
+		problems = append(problems, Problem{File: src.File, Line: src.Line, Msg: "quiz: the list is empty: want " + want})
+	}
+	if len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
+	}
+	return items, nil
+}
+
+// renderQuizText renders the markdown of a question or answer with the
+// lesson's renderer (raw HTML off), checking and rewriting lesson links.
+func (l *loader) renderQuizText(markdown string, src *DirectiveSource, yamlLine int) (string, []Problem) {
+	source := []byte(markdown)
+	doc := l.md.Parser().Parse(text.NewReader(source))
+	var problems []Problem
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		link, ok := n.(*ast.Link)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		dest := string(link.Destination)
+		if target, isLesson, ok := l.lessonLinkTarget(dest); isLesson {
+			if !ok {
+				problems = append(problems, src.Problem(yamlLine, "quiz: link to %q: there is no lesson %q", dest, target))
+			} else {
+				link.Destination = []byte(target)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	var out bytes.Buffer
+	if err := l.md.Renderer().Render(&out, source, doc); err != nil {
+		problems = append(problems, src.Problem(yamlLine, "quiz: cannot render: %v", err))
+	}
+	return out.String(), problems
+}
+
+// lessonLinkTarget recognises a link to another lesson (other.md,
+// 02-other.md, /lessons/other). For one, it returns the URL to link to and
+// ok, or the missing slug and !ok.
+func (l *loader) lessonLinkTarget(dest string) (target string, isLesson, ok bool) {
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return "", false, false
+	}
+	var slug string
+	switch {
+	case strings.HasPrefix(u.Path, "/lessons/"):
+		slug = strings.TrimSuffix(strings.TrimPrefix(u.Path, "/lessons/"), "/")
+	case strings.HasSuffix(u.Path, ".md") && !strings.HasPrefix(u.Path, "/"):
+		slug = slugFromFileName(path.Base(u.Path))
+	default:
+		return "", false, false
+	}
+	if _, known := l.slugs[slug]; !known {
+		return slug, true, false
+	}
+	target = "/lessons/" + slug
+	if u.Fragment != "" {
+		target += "#" + u.Fragment
+	}
+	return target, true, true
+}
+
+// singleParagraph strips the <p> around HTML that is one paragraph, for use
+// inside <summary>; ok is false when the HTML is anything else.
+func singleParagraph(html string) (inline string, ok bool) {
+	html = strings.TrimSpace(html)
+	inner, found := strings.CutPrefix(html, "<p>")
+	inner, closed := strings.CutSuffix(inner, "</p>")
+	if !found || !closed || strings.Contains(inner, "<p>") {
+		return html, false
+	}
+	return inner, true
+}
+
+// quizHTML is the markup of a quiz (see the package documentation).
+func quizHTML(items []QuizItem) string {
+	var b strings.Builder
+	b.WriteString(`<ol class="quiz" aria-label="Check yourself">` + "\n")
+	for _, item := range items {
+		b.WriteString("<li><details>\n<summary>" + item.Question + "</summary>\n")
+		b.WriteString(`<div class="quiz-answer">` + "\n" + item.Answer + "</div>\n</details></li>\n")
+	}
+	b.WriteString("</ol>\n")
+	return b.String()
+}
