@@ -40,7 +40,8 @@
 //	});
 //	</script>
 //
-// and its origin in the -frame-ancestors flag. No cookies are involved.
+// and its origin in the -frame-ancestors flag. No cookies are involved. A
+// ?theme=light or ?theme=dark on the iframe's URL matches the host's theme.
 //
 // # Test ids
 //
