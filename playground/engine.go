@@ -115,6 +115,7 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 		ctx: ctx, sc: sc, h: h, l: l,
 		byName: map[string]*worker{}, msgs: map[string]*msgState{},
 		delivered: map[string]bool{}, effects: map[string][]int{}, changed: map[string]bool{},
+		steps: make([]Step, 0, min(8*len(script.Events), 512)),
 	}
 	if seed != 0 {
 		s.rng = rand.New(rand.NewPCG(uint64(seed), uint64(index)))
