@@ -127,3 +127,7 @@ func testID(id string) string { return `[data-testid="` + id + `"]` }
 type goquerySelection = goquery.Selection
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func goqueryDocument(body []byte) (*goquery.Document, error) {
+	return goquery.NewDocumentFromReader(strings.NewReader(string(body)))
+}

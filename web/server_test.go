@@ -682,3 +682,45 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+// The issue's budget for a page with its assets is 150 KB over the wire;
+// lesson pages must leave the playground most of it.
+func TestServer_LessonPageWeight(t *testing.T) {
+	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(Config{}, course)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	heaviest, heaviestSlug := 0, ""
+	for _, l := range course.Lessons {
+		total := 0
+		get := func(target string) []byte {
+			resp := do(t, h, "GET", target, "Accept-Encoding", "gzip")
+			body, _ := io.ReadAll(resp.Body)
+			total += len(body)
+			if resp.Header.Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ = io.ReadAll(zr)
+			}
+			return body
+		}
+		doc, _ := goqueryDocument(get(lessonPath(l.Slug)))
+		doc.Find(`link[rel="stylesheet"], link[rel="icon"], script[src]`).Each(func(_ int, sel *goquerySelection) {
+			get(sel.AttrOr("href", sel.AttrOr("src", "")))
+		})
+		if total > heaviest {
+			heaviest, heaviestSlug = total, l.Slug
+		}
+	}
+	t.Logf("heaviest lesson: %s, %d bytes with its assets, gzipped", heaviestSlug, heaviest)
+	if heaviest > 75_000 {
+		t.Errorf("%s weighs %d bytes over the wire; keep lessons under 75 KB so a playground fits in 150 KB", heaviestSlug, heaviest)
+	}
+}
