@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,23 +64,16 @@ type lessonPosition struct {
 	prev, next    *lessons.Lesson
 }
 
-// positionOf finds a lesson's neighbours by walking the ordered list, so web
-// does not depend on how the lessons package indexes its course.
+// positionOf places a lesson in its course: its number, and its neighbours
+// as the lessons package defines them.
 func positionOf(course *lessons.Course, slug string) (lessonPosition, bool) {
-	for i, l := range course.Lessons {
-		if l.Slug != slug {
-			continue
-		}
-		pos := lessonPosition{number: i + 1, total: len(course.Lessons)}
-		if i > 0 {
-			pos.prev = course.Lessons[i-1]
-		}
-		if i+1 < len(course.Lessons) {
-			pos.next = course.Lessons[i+1]
-		}
-		return pos, true
+	i := slices.IndexFunc(course.Lessons, func(l *lessons.Lesson) bool { return l.Slug == slug })
+	if i < 0 {
+		return lessonPosition{}, false
 	}
-	return lessonPosition{}, false
+	pos := lessonPosition{number: i + 1, total: len(course.Lessons)}
+	pos.prev, pos.next = course.Neighbours(slug)
+	return pos, true
 }
 
 // plural writes "1 objective", "3 objectives".
