@@ -41,7 +41,6 @@ type CheckResult struct {
 type HandlerError struct {
 	Line    int    `json:"line,omitempty"` // 1-based line in the handler source; 0 when not tied to a line
 	Message string `json:"message"`
-	timeout bool   // a statement deadline, worth confirming once
 }
 
 func (e *HandlerError) Error() string {
@@ -95,14 +94,6 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 			return nil, err
 		}
 		err = x.explore()
-		if err == nil && x.refused != nil && x.refused.timeout {
-			// A deadline is wall-clock time, and a loaded machine can stall
-			// an innocent statement (it used little CPU): try once more.
-			if x, err = newExplorer(ctx, sc, h, b, ex.Invariants, prune); err != nil {
-				return nil, err
-			}
-			err = x.explore()
-		}
 		res.Schedules += x.schedules
 		res.DistinctStates += len(x.nodes)
 		res.Runs += x.runs
@@ -318,7 +309,6 @@ func (x *explorer) step(s *sim, ev Event) (bool, error) {
 		case st.Kind == StepSQL && st.Error != "":
 			he := &HandlerError{Line: st.Line, Message: st.Error}
 			if strings.HasPrefix(st.Error, sandboxRefused) {
-				he.timeout = strings.Contains(st.Error, sandboxStalled)
 				x.refused = he
 				return false, errExploreStop
 			}

@@ -65,6 +65,9 @@ func TestCheck_SolutionsPassStartsFail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !naive.Passed {
+				t.Fatalf("solution did not pass without pruning: %+v", naive.Error)
+			}
 			t.Logf("solution: %d schedules, %d distinct states, %d naive schedules, %d runs; without pruning: %d schedules, %d runs",
 				pass.Schedules, pass.DistinctStates, pass.NaiveSchedules, pass.Runs, naive.Schedules, naive.Runs)
 			if int64(naive.Schedules) != pass.NaiveSchedules {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -31,15 +32,16 @@ import (
 //     most 64 KiB, statements of at most 8 KiB, no trigger recursion;
 //   - a page cap on the ledger (PRAGMA max_page_count), so a loop of inserts
 //     cannot fill the server's memory;
-//   - a deadline per statement (sandboxStatementTimeout): modernc.org/sqlite
-//     interrupts the statement when its context ends.
+//   - a deadline per statement (sandboxStatementTimeout of CPU time, see
+//     sandboxDeadline): modernc.org/sqlite interrupts the statement when its
+//     context ends.
 //
 // Every refusal becomes a statement error that starts with "refused:" and
 // says why, so the checker can tell it from an ordinary constraint failure.
 const (
 	sandboxStatementTimeout = 30 * time.Millisecond
 	sandboxCheckTimeout     = 5 * time.Second
-	sandboxMaxPages         = 256 // × 4 KiB pages: a 1 MiB ledger
+	sandboxMaxPages         = 128 // × 4 KiB pages: a 512 KiB ledger
 	sandboxMaxLength        = 64 << 10
 	sandboxMaxSQLLength     = 8 << 10
 )
@@ -49,9 +51,6 @@ const (
 const (
 	sandboxRefused = "refused: "
 	sandboxTooLong = "ran longer than"
-	// sandboxStalled marks a stopped statement that used little CPU: the
-	// machine was busy, so the checker tries once more before refusing.
-	sandboxStalled = "the server was busy"
 )
 
 // sandboxFunctions are the SQL functions learner SQL may call: arithmetic,
@@ -155,86 +154,105 @@ type sandboxConn struct {
 }
 
 func (c *sandboxConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	sctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	m := startMeter()
-	defer m.stop()
+	sctx, stop := sandboxDeadline(ctx, c.timeout)
+	defer stop()
 	r, err := c.Conn.(driver.ExecerContext).ExecContext(sctx, q, args)
-	return r, sandboxError(ctx, sctx, c.timeout, m, err)
+	return r, sandboxError(ctx, sctx, c.timeout, err)
 }
 
 func (c *sandboxConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	sctx, cancel := context.WithTimeout(ctx, c.timeout)
-	m := startMeter()
+	sctx, stop := sandboxDeadline(ctx, c.timeout)
 	rows, err := c.Conn.(driver.QueryerContext).QueryContext(sctx, q, args)
 	if err != nil {
-		err = sandboxError(ctx, sctx, c.timeout, m, err)
-		m.stop()
-		cancel()
+		err = sandboxError(ctx, sctx, c.timeout, err)
+		stop()
 		return nil, err
 	}
-	return &sandboxRows{Rows: rows, parent: ctx, ctx: sctx, cancel: cancel, timeout: c.timeout, meter: m}, nil
+	return &sandboxRows{Rows: rows, parent: ctx, ctx: sctx, stop: stop, timeout: c.timeout}, nil
 }
 
-// sandboxMeter measures the CPU time a statement used, to tell a runaway
-// statement (it used its whole deadline) from one the machine stalled (a
-// loaded server): the thread is locked so that its CPU clock is the
-// statement's.
-type sandboxMeter struct {
-	start int64
-	ok    bool
-}
+// sandboxWallCap stops a statement whatever CPU it used: a statement that
+// waits this long is stuck.
+const sandboxWallCap = time.Second
 
-func startMeter() *sandboxMeter {
+// sandboxDeadline returns a context that ends when the statement has used
+// limit of CPU time (or sandboxWallCap of wall time). CPU time, not wall
+// time: on a loaded server an innocent statement can wait for a core longer
+// than the limit, and interrupting it would roll back its whole
+// transaction. The thread is locked so that its CPU clock is the
+// statement's; the clock is read only when the limit has passed in wall
+// time, so a quick statement costs a timer and no more.
+func sandboxDeadline(ctx context.Context, limit time.Duration) (context.Context, func()) {
 	runtime.LockOSThread()
-	t, ok := threadCPU()
-	return &sandboxMeter{start: t, ok: ok}
+	sctx, cancel := context.WithCancelCause(ctx)
+	clock, ok := threadClock()
+	var start int64
+	if ok {
+		start, ok = clockNanos(clock)
+	}
+	began := time.Now()
+	var mu sync.Mutex
+	var timer *time.Timer
+	check := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if sctx.Err() != nil {
+			return
+		}
+		used := time.Since(began)
+		if ok {
+			if now, ok2 := clockNanos(clock); ok2 {
+				used = time.Duration(now - start)
+			}
+		}
+		if used >= limit || time.Since(began) >= sandboxWallCap {
+			cancel(errSandboxDeadline)
+			return
+		}
+		timer.Reset(max(limit-used, time.Millisecond))
+	}
+	mu.Lock()
+	timer = time.AfterFunc(limit, check)
+	mu.Unlock()
+	return sctx, func() {
+		timer.Stop()
+		mu.Lock()
+		cancel(nil)
+		mu.Unlock()
+		runtime.UnlockOSThread()
+	}
 }
 
-func (m *sandboxMeter) stop() { runtime.UnlockOSThread() }
-
-// busy reports whether the statement used at least half its deadline in CPU.
-func (m *sandboxMeter) busy(timeout time.Duration) bool {
-	t, ok := threadCPU()
-	return m.ok && ok && time.Duration(t-m.start) >= timeout/2
-}
+var errSandboxDeadline = errors.New("statement deadline")
 
 // sandboxRows keeps the statement's deadline running while rows are read.
 type sandboxRows struct {
 	driver.Rows
 	parent, ctx context.Context
-	cancel      context.CancelFunc
+	stop        func()
 	timeout     time.Duration
-	meter       *sandboxMeter
 }
 
 func (r *sandboxRows) Next(dest []driver.Value) error {
-	return sandboxError(r.parent, r.ctx, r.timeout, r.meter, r.Rows.Next(dest))
+	return sandboxError(r.parent, r.ctx, r.timeout, r.Rows.Next(dest))
 }
 
 func (r *sandboxRows) Close() error {
-	defer r.cancel()
-	defer r.meter.stop()
+	defer r.stop()
 	return r.Rows.Close()
 }
 
 // sandboxError rewrites the errors the sandbox causes into messages a
 // learner can act on; other errors pass unchanged.
-func sandboxError(parent, stmt context.Context, timeout time.Duration, m *sandboxMeter, err error) error {
+func sandboxError(parent, stmt context.Context, timeout time.Duration, err error) error {
 	if err == nil || err == io.EOF {
 		return err
 	}
-	stopped := parent.Err() == nil && stmt.Err() == context.DeadlineExceeded
+	if parent.Err() == nil && context.Cause(stmt) == errSandboxDeadline {
+		return fmt.Errorf("%sthe statement %s %d ms of CPU time and was stopped; a handler statement should touch a few rows", sandboxRefused, sandboxTooLong, timeout.Milliseconds())
+	}
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_INTERRUPT && parent.Err() == nil {
-		stopped = true
-	}
-	if stopped {
-		if !m.busy(timeout) {
-			return fmt.Errorf("%sthe statement %s %d ms and was stopped (%s)", sandboxRefused, sandboxTooLong, timeout.Milliseconds(), sandboxStalled)
-		}
-		return fmt.Errorf("%sthe statement %s %d ms and was stopped; a handler statement should touch a few rows", sandboxRefused, sandboxTooLong, timeout.Milliseconds())
-	}
+	errors.As(err, &se)
 	if strings.Contains(err.Error(), "not authorized to use function") {
 		return fmt.Errorf("%sthat function is not available in the sandbox; handler SQL may use %s", sandboxRefused, sandboxFunctionList())
 	}

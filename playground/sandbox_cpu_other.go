@@ -2,6 +2,7 @@
 
 package playground
 
-// threadCPU is unknown off Linux: a stopped statement is then always
-// confirmed once before it is refused.
-func threadCPU() (int64, bool) { return 0, false }
+// Off Linux a thread's CPU clock is not read: statement deadlines fall back
+// to wall-clock time.
+func threadClock() (int32, bool)           { return 0, false }
+func clockNanos(clock int32) (int64, bool) { return 0, false }
