@@ -106,7 +106,7 @@ type msgState struct {
 }
 
 func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
-	l, err := openLedger(tmpl)
+	l, err := openLedgerFor(tmpl, builtinHandlers[h.Name] != h)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +129,12 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 		s.msgs[sc.Messages[i].ID] = &msgState{m: &sc.Messages[i]}
 	}
 	l.onCommit = s.committed
+	if !isBuiltinHandler(h) {
+		// A learner's handler: its worker connections are sandboxed (sandbox.go).
+		if err := sandboxWorkers(s); err != nil {
+			return nil, err
+		}
+	}
 	ht := &HandlerTrace{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why}
 	expectedFor := -1 // how many messages had been delivered when Expected was last computed
 	for i, ev := range script.Events {

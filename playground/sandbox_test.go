@@ -262,3 +262,28 @@ func cpuAndWall(f func()) (cpu, wall time.Duration) {
 	}
 	return wall, wall
 }
+
+// TestRun_CustomHandlerIsSandboxed: the playground runs a learner's handler
+// (Request.Custom) on sandboxed connections too.
+func TestRun_CustomHandlerIsSandboxed(t *testing.T) {
+	src := "@on credit\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);\n" +
+		strings.Repeat("INSERT INTO processed_messages SELECT message_id || '.' || (SELECT count(*) FROM processed_messages), :now FROM processed_messages;\n", 8) +
+		"SELECT count(*) FROM processed_messages a, processed_messages b, processed_messages c, processed_messages d;\n"
+	h, err := ParseHandler("mine", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Run(context.Background(), Request{Scenario: "lost-ack", Script: "deliver msg-1", Custom: []*Handler{h}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused bool
+	for _, st := range tr.Handlers[0].Steps {
+		if st.Kind == StepSQL && st.Line == 11 && strings.HasPrefix(st.Error, sandboxRefused) {
+			refused = true
+		}
+	}
+	if !refused {
+		t.Errorf("the runaway statement on line 11 was not refused")
+	}
+}
