@@ -70,7 +70,7 @@ func baselineFor(b *testing.B, req Request) (*ledgerTemplate, [][]baselineStatem
 func runBaseline(b *testing.B, tmpl *ledgerTemplate, perHandler [][]baselineStatement) {
 	ctx := context.Background()
 	for _, stmts := range perHandler {
-		l, err := openLedger(tmpl)
+		l, err := openLedgerFor(tmpl, false) // the built-in handlers' settings
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -581,3 +581,28 @@ func rollbackOpenTransactions(l *ledger) {
 		}
 	}
 }
+
+func TestLedger_LearnerConnectionsAreRestricted(t *testing.T) {
+	sc, _ := LookupScenario("lost-ack")
+	tmpl, err := sc.template()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, restrict := range []bool{true, false} {
+		l, err := openLedgerFor(tmpl, restrict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"A", "B"} {
+			c, err := l.conn(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := c.exec(context.Background(), "SELECT zeroblob(10)", nil, true)
+			if (res.Err != nil) != restrict {
+				t.Errorf("restrict %v, worker %s: error %v", restrict, name, res.Err)
+			}
+		}
+		l.close()
+	}
+}
