@@ -127,6 +127,12 @@
 // A statement that fails at run time (say a UNIQUE violation) aborts the
 // handler without an ack, as an exception in a real consumer would.
 //
+// A learner's handler runs on connections with an SQLite authorizer: row
+// reads and writes and transactions only, no ATTACH, PRAGMA, DDL or
+// recursive queries, and only the functions in allowedFunctions (abs,
+// coalesce, max, count, …); the parser checks each statement against the
+// same authorizer. The built-in handlers are trusted and run without it.
+//
 // # Verdict
 //
 // The expected ledger applies every message delivered so far exactly once,
