@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"database/sql/driver"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -111,27 +112,43 @@ func BenchmarkBaseline(b *testing.B) {
 
 // BenchmarkRatio alternates a run and its baseline in one loop, so that a
 // machine whose load drifts (other processes) skews both alike, and reports
-// each one's ns/op and their ratio.
+// each one's time and their ratio: wall time, and on Linux the CPU time of
+// the benchmark's thread (which other processes cannot inflate).
 func BenchmarkRatio(b *testing.B) {
 	ctx := context.Background()
 	for _, sc := range Scenarios() {
 		b.Run(sc.Name, func(b *testing.B) {
 			req := benchRequest(sc)
 			tmpl, stmts := baselineFor(b, req)
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			var engine, floor time.Duration
+			var engineCPU, floorCPU int64
 			for b.Loop() {
 				t0 := time.Now()
+				c0, _ := threadCPU()
 				if _, err := Run(ctx, req); err != nil {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
+				c1, _ := threadCPU()
 				runBaseline(b, tmpl, stmts)
+				c2, cpuOK := threadCPU()
 				engine += t1.Sub(t0)
 				floor += time.Since(t1)
+				if cpuOK {
+					engineCPU += c1 - c0
+					floorCPU += c2 - c1
+				}
 			}
 			b.ReportMetric(float64(engine.Nanoseconds())/float64(b.N), "run-ns/op")
 			b.ReportMetric(float64(floor.Nanoseconds())/float64(b.N), "baseline-ns/op")
 			b.ReportMetric(float64(engine)/float64(floor), "ratio")
+			if floorCPU > 0 {
+				b.ReportMetric(float64(engineCPU)/float64(b.N), "run-cpu-ns/op")
+				b.ReportMetric(float64(floorCPU)/float64(b.N), "baseline-cpu-ns/op")
+				b.ReportMetric(float64(engineCPU)/float64(floorCPU), "cpu-ratio")
+			}
 		})
 	}
 }
