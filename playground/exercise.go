@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -187,6 +188,10 @@ func (e *Exercise) Validate() error {
 			return fail(src.field, "missing handler script")
 		}
 		if _, err := ParseHandler(exerciseHandlerName, src.text); err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) {
+				return fail(src.field, "%s", ie.Msg)
+			}
 			return fail(src.field, "%v", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // CheckResult is the checker's answer for one learner handler.
@@ -62,6 +63,9 @@ type Counterexample struct {
 	Story string `json:"story"`
 	// Query opens it in the playground: scenario=…&script=…&handler=<source>.
 	Query string `json:"query"`
+	// SQLError is the first statement of the handler that failed in this
+	// schedule (a constraint, say), with its line; nil when none did.
+	SQLError *HandlerError `json:"sql_error,omitempty"`
 }
 
 // Check parses the learner's handler and checks it against every schedule
@@ -84,7 +88,11 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		res.Error = &HandlerError{Line: line, Message: err.Error()}
 		return res, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, sandboxCheckTimeout)
+	limit := sandboxCheckTimeout
+	if !prune {
+		limit = 10 * time.Minute // the naive enumeration is only measured, in tests
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	b := ex.Bounds.withDefaults()
 	for _, name := range ex.Scenarios {
@@ -99,7 +107,7 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		res.Runs += x.runs
 		if err != nil {
 			if ctx.Err() == context.DeadlineExceeded && !errors.Is(err, context.Canceled) {
-				return nil, fmt.Errorf("the check took longer than %v; it was stopped", sandboxCheckTimeout)
+				return nil, fmt.Errorf("the check took longer than %v; it was stopped", limit)
 			}
 			return nil, err
 		}
@@ -741,7 +749,7 @@ func (x *explorer) shrink(f *exploreFailure) (*exploreFailure, error) {
 	runs := 0
 	for {
 		improved := false
-		for _, cand := range shrinkCandidates(f.events) {
+		for _, cand := range x.shrinkCandidates(f.events) {
 			if runs >= shrinkBudget {
 				return f, nil
 			}
@@ -762,7 +770,101 @@ func (x *explorer) shrink(f *exploreFailure) (*exploreFailure, error) {
 	}
 }
 
-func shrinkCandidates(evs []Event) [][]Event {
+// scheduleRank orders schedules for shrinking: fewer events first, then
+// plainer ones (deliver before redeliver before publish), then the earlier
+// messages and workers of the scenario, so that the counterexample reads
+// "msg-1 to A" when that shows the failure as well.
+func (x *explorer) scheduleRank(evs []Event) [4]int {
+	r := [4]int{len(evs)}
+	for _, e := range evs {
+		switch e.Kind {
+		case EventRedeliver:
+			r[1]++
+		case EventPublish:
+			r[1] += 2
+		}
+		for i, m := range x.sc.Messages {
+			if m.ID == e.Message {
+				r[2] += i
+			}
+		}
+		for i, w := range x.sc.Workers {
+			if w == e.Worker {
+				r[3] += i
+			}
+		}
+	}
+	return r
+}
+
+func rankLess(a, b [4]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// shrinkCandidates lists the schedules one change away from evs that rank
+// lower, lowest first.
+func (x *explorer) shrinkCandidates(evs []Event) [][]Event {
+	out := shrinkEdits(evs)
+	used := map[string]bool{}
+	for _, e := range evs {
+		used[e.Message] = true
+		used[e.Worker] = true
+	}
+	rename := func(from, to string, worker bool) []Event {
+		c := append([]Event(nil), evs...)
+		for i := range c {
+			if worker && c[i].Worker == from {
+				c[i].Worker = to
+			}
+			if !worker && c[i].Message == from {
+				c[i].Message = to
+			}
+		}
+		return c
+	}
+	for _, m := range x.msgs {
+		for _, to := range x.msgs {
+			if used[m] && !used[to] && to < m {
+				out = append(out, rename(m, to, false))
+			}
+		}
+	}
+	for _, w := range x.workers {
+		for _, to := range x.workers {
+			if used[w] && !used[to] && to < w {
+				out = append(out, rename(w, to, true))
+			}
+		}
+	}
+	// A message's first appearance reads best as a plain deliver.
+	seen := map[string]bool{}
+	for i, e := range evs {
+		if !seen[e.Message] && (e.Kind == EventPublish || e.Kind == EventRedeliver) {
+			c := append([]Event(nil), evs...)
+			c[i].Kind = EventDeliver
+			out = append(out, c)
+		}
+		seen[e.Message] = true
+	}
+	cur := x.scheduleRank(evs)
+	kept := out[:0]
+	for _, c := range out {
+		if rankLess(x.scheduleRank(c), cur) {
+			kept = append(kept, c)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return rankLess(x.scheduleRank(kept[i]), x.scheduleRank(kept[j])) })
+	return kept
+}
+
+// shrinkEdits lists the schedules with one event dropped, two steps (or
+// two clock jumps) merged, or a started delivery made whole.
+func shrinkEdits(evs []Event) [][]Event {
 	var out [][]Event
 	without := func(i, n int) []Event {
 		c := make([]Event, 0, len(evs)-n)
@@ -802,7 +904,6 @@ func shrinkCandidates(evs []Event) [][]Event {
 		}
 		out = append(out, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
 	return out
 }
 
@@ -822,12 +923,30 @@ func (x *explorer) counterexample(source string) (*Counterexample, error) {
 	defer s.l.close()
 	script := (&Script{Events: f.events}).String()
 	q := url.Values{"scenario": {x.sc.Name}, "script": {script}, "handler": {source}}
-	return &Counterexample{
+	ce := &Counterexample{
 		Scenario: x.sc.Name, Script: script, Events: len(f.events),
 		Invariant: nf.invariant, Violation: nf.detail,
-		Story: exploreStory(s, f.events) + " → " + nf.detail,
+		Story: exploreStory(s, f.events) + x.deadLetters(s) + " → " + nf.detail,
 		Query: q.Encode(),
-	}, nil
+	}
+	for _, st := range s.steps {
+		if st.Kind == StepSQL && st.Error != "" {
+			ce.SQLError = &HandlerError{Line: st.Line, Message: cleanSQLError(st.Error)}
+			break
+		}
+	}
+	return ce, nil
+}
+
+// deadLetters tells which messages the broker gave up on.
+func (x *explorer) deadLetters(s *sim) string {
+	var out string
+	for _, id := range x.msgs {
+		if m := s.msgs[id]; !m.acked && m.deliveries >= s.sc.Settings.MaxDeliveries {
+			out += fmt.Sprintf("; after %d deliveries %s goes to the dead-letter queue", m.deliveries, id)
+		}
+	}
+	return out
 }
 
 // exploreStory tells a schedule in one line from what the run did.

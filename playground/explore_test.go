@@ -2,8 +2,10 @@ package playground
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -112,4 +114,151 @@ func BenchmarkCheck(b *testing.B) {
 			})
 		}
 	}
+}
+
+func TestCheck_Deterministic(t *testing.T) {
+	for _, ex := range exerciseFixtures(t) {
+		for _, src := range []string{ex.Start, ex.Solution} {
+			a, err := Check(context.Background(), ex, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Check(context.Background(), ex, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s: two checks differ:\n%+v\n%+v", ex.ID, a, b)
+			}
+		}
+	}
+}
+
+func TestCheck_CounterexampleReplaysInThePlayground(t *testing.T) {
+	ex := exerciseByID(t, "reorder-mark")
+	res, err := Check(context.Background(), ex, ex.Start)
+	if err != nil || res.Counterexample == nil {
+		t.Fatalf("%v %+v", err, res)
+	}
+	ce := res.Counterexample
+	if want := "deliver msg-1 to A crash-after 2; redeliver msg-1 to A"; ce.Script != want {
+		t.Errorf("script %q, want %q", ce.Script, want)
+	}
+	if want := "deliver msg-1 to A; A crashes after step 2; redeliver msg-1 to A → acc-1 balance 100, expected 180"; ce.Story != want {
+		t.Errorf("story %q, want %q", ce.Story, want)
+	}
+	// The link's query runs in the playground with the learner's handler.
+	q, err := url.ParseQuery(ce.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseHandler("mine", q.Get("handler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Run(context.Background(), Request{Scenario: q.Get("scenario"), Script: q.Get("script"), Custom: []*Handler{h}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Handlers[0]; got.OK || got.Verdict != VerdictLost {
+		t.Errorf("the playground gives %s (ok=%v), want %s", got.Verdict, got.OK, VerdictLost)
+	}
+}
+
+func TestCheck_HandlerErrors(t *testing.T) {
+	ex := exerciseByID(t, "dedupe-credit")
+	for _, c := range []struct {
+		name, source string
+		line         int
+		want         string
+	}{
+		{"typo in a column", "@on credit\nUPDATE accounts SET balanse = 1 WHERE id = :account_id;\n", 2, "balanse"},
+		{"unknown parameter", "@on credit\n\nUPDATE accounts SET balance = :amout WHERE id = :account_id;\n", 3, ":amout"},
+		{"open transaction", "@on credit\nBEGIN;\nUPDATE accounts SET balance = 1 WHERE id = :account_id;\n", 2, "BEGIN without COMMIT"},
+		{"empty", "-- nothing\n", 0, "no SQL statements"},
+	} {
+		res, err := Check(context.Background(), ex, c.source)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.Passed || res.Error == nil || res.Error.Line != c.line || !strings.Contains(res.Error.Message, c.want) {
+			t.Errorf("%s: got %+v, want line %d and %q", c.name, res.Error, c.line, c.want)
+		}
+	}
+	// A statement that always fails: the message is dead-lettered, its
+	// effect lost, and the counterexample names the failing line.
+	res, err := Check(context.Background(), ex, "@on credit\nINSERT INTO accounts(id, balance) VALUES (:account_id, 0);\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce := res.Counterexample; ce == nil || ce.SQLError == nil || ce.SQLError.Line != 2 || !strings.Contains(ce.SQLError.Message, "UNIQUE") {
+		t.Errorf("always failing: got %+v", res.Counterexample)
+	} else {
+		t.Logf("%s\n%s", ce.Script, ce.Story)
+	}
+}
+
+func TestExercise_ValidateNamesTheField(t *testing.T) {
+	base := func() *Exercise { return exerciseByID(t, "dedupe-credit") }
+	for _, c := range []struct {
+		name string
+		edit func(*Exercise)
+		want string
+	}{
+		{"bad id", func(e *Exercise) { e.ID = "Bad Id" }, "id"},
+		{"no goal", func(e *Exercise) { e.Goal = " " }, "goal"},
+		{"no scenario", func(e *Exercise) { e.Scenarios = nil }, "scenarios"},
+		{"unknown scenario", func(e *Exercise) { e.Scenarios = []string{"lost-ak"} }, "unknown scenario"},
+		{"too many workers", func(e *Exercise) { e.Bounds.Workers = 3 }, "bounds.workers"},
+		{"too many messages", func(e *Exercise) { e.Bounds.Messages = 5 }, "bounds.messages"},
+		{"unknown invariant", func(e *Exercise) { e.Invariants = []string{"exactly-twice"} }, "unknown invariant"},
+		{"no invariant", func(e *Exercise) { e.Invariants = nil }, "invariants"},
+		{"long schedules", func(e *Exercise) { e.Bounds.MaxEvents = 99 }, "bounds.max_events"},
+		{"big budget", func(e *Exercise) { e.Bounds.Crashes = 9 }, "bounds.crashes"},
+		{"interleave alone", func(e *Exercise) { e.Bounds.Interleave = true }, "bounds.interleave"},
+		{"advance without clock", func(e *Exercise) { e.Bounds.Advance = []int64{10} }, "bounds.max_clock"},
+		{"empty hint", func(e *Exercise) { e.Hints = []string{""} }, "hints[0]"},
+		{"broken start", func(e *Exercise) { e.Start = "@on credit\nUPDATE nowhere SET x = 1;\n" }, "start: handler mine, line 2: no such table"},
+		{"no solution", func(e *Exercise) { e.Solution = "" }, "solution"},
+	} {
+		e := base()
+		c.edit(e)
+		err := e.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want it to name %q", c.name, err, c.want)
+		}
+	}
+}
+
+// FuzzCheckInput: whatever exercise id and handler source arrive (the check
+// endpoint's form fields), Check answers without panicking.
+func FuzzCheckInput(f *testing.F) {
+	exercises := map[string]*Exercise{}
+	for _, ex := range exerciseFixtures(f) {
+		exercises[ex.ID] = ex
+		f.Add(ex.ID, ex.Start)
+		f.Add(ex.ID, ex.Solution)
+	}
+	for _, h := range hostileHandlers(f.TempDir()) {
+		f.Add("dedupe-credit", h.source)
+	}
+	f.Add("nope", "")
+	f.Add("reorder-mark", "@on credit\nBEGIN;\nCOMMIT;\nROLLBACK;\n")
+	f.Add("race-check-then-insert", "@filter\n@on credit\nSELECT 1;\n@stop-if-found\n")
+	f.Fuzz(func(t *testing.T, id, source string) {
+		ex, ok := exercises[id]
+		if !ok {
+			return
+		}
+		res, err := Check(context.Background(), ex, source)
+		if err != nil {
+			if strings.Contains(err.Error(), "took longer") {
+				return
+			}
+			t.Fatalf("internal error: %v", err)
+		}
+		if res.Passed && (res.Error != nil || res.Counterexample != nil) {
+			t.Fatalf("passed with an error or a counterexample: %+v", res)
+		}
+	})
 }
