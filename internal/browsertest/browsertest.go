@@ -46,7 +46,7 @@ const (
 // browserLifetime bounds one test's browser, so that a wait for an element
 // that never appears fails the test instead of hanging until go test's own
 // ten-minute timeout. It is generous because -race builds on two cores are slow.
-const browserLifetime = 2 * time.Minute
+const browserLifetime = 4 * time.Minute
 
 // candidates are the browser names tried, in order, when EnvChromium is unset.
 var candidates = []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"}
