@@ -43,7 +43,8 @@
 //   - during deliver, redeliver, publish, replay and "finish W" the scheduler
 //     steps another worker that has a message in hand (workers not blocked
 //     first, in worker order; with a non-zero seed the order is rotated by a
-//     PCG generator seeded with (seed, handler index)), then retries;
+//     PCG generator seeded with (seed, handler index), so the seed matters
+//     when two or more workers could run), then retries;
 //   - deadlock policy: when every such worker is blocked, the blocked worker
 //     inside a transaction that blocked last is rolled back (a "deadlock"
 //     step) and retries its transaction from its BEGIN.

@@ -606,3 +606,28 @@ func TestLedger_LearnerConnectionsAreRestricted(t *testing.T) {
 		l.close()
 	}
 }
+
+// TestRun_SeedChoosesAmongWorkers: with three workers, which one the
+// scheduler runs while another waits for a lock depends on the seed, and
+// only on the seed.
+func TestRun_SeedChoosesAmongWorkers(t *testing.T) {
+	script := "start msg-1 on A; step A 2; start msg-1 on B; start msg-1 on C; step C; finish B"
+	seen := map[string]bool{}
+	for seed := int64(1); seed <= 12; seed++ {
+		tr, err := Run(context.Background(), Request{Scenario: "concurrent-duplicate", Handlers: []string{"dedupe-tx"}, Script: script, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tr.Handlers[0].OK {
+			t.Errorf("seed %d: verdict %s", seed, tr.Handlers[0].Verdict)
+		}
+		var order []string
+		for _, st := range tr.Handlers[0].Steps {
+			order = append(order, st.Worker+":"+st.Kind)
+		}
+		seen[strings.Join(order, " ")] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("12 seeds gave %d schedule(s); want the seed to choose", len(seen))
+	}
+}

@@ -131,12 +131,12 @@ var scenarioList = []*Scenario{
 	{
 		Name:  "concurrent-duplicate",
 		Title: "Two workers race on one message",
-		Story: "An SQS standard queue occasionally hands out two copies of a message, and two consumers receive them at the same moment. " +
+		Story: "An SQS standard queue occasionally hands out two copies of a message, and two of the group's three consumers receive them at the same moment. " +
 			"Each checks the dedupe table, finds nothing, and goes ahead. " +
 			"Only a check that is part of the same atomic write (a primary key in the transaction) stops the second one.",
 		Handlers:      []string{"check-then-insert", "dedupe-tx"},
 		DefaultScript: "start msg-1 on A; start msg-1 on B; step A; step B; step A; step B; finish A; finish B",
-		Workers:       []string{"A", "B"},
+		Workers:       []string{"A", "B", "C"},
 		Messages:      []Message{credit("msg-1", "acc-1", 30)},
 		Accounts:      []Account{{"acc-1", 100}},
 		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
