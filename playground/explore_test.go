@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -250,7 +251,11 @@ func FuzzCheckInput(f *testing.F) {
 		if !ok {
 			return
 		}
+		start := time.Now()
 		res, err := Check(context.Background(), ex, source)
+		if took := time.Since(start); took > 2*sandboxCheckTimeout {
+			t.Fatalf("the check took %v, past its deadline", took)
+		}
 		if err != nil {
 			if strings.Contains(err.Error(), "took longer") {
 				return
