@@ -28,13 +28,38 @@
 // written other.md, 02-other.md or /lessons/other; all are checked, and the .md
 // forms are rewritten to /lessons/other.
 //
-// A fenced block whose info string is "playground" holds a YAML spec (see
-// PlaygroundSpec and ParsePlaygroundSpec) and becomes a Block of its own in
-// Lesson.Body, which is why such blocks must sit at the top level of the
-// lesson. Other fenced block kinds are added through Options.Directives. A
-// fenced block of a kind that is neither a directive nor a language chroma
-// knows is reported, so that a typo such as ```playgroud does not silently
-// render as code; so is a callout marker other than the three above.
+// Fenced blocks with a meaning of their own:
+//
+//   - ```go include=PATH (or ```sql, or any language chroma knows), with an
+//     empty body, shows the file PATH — relative to the lessons folder, read
+//     from the same fs.FS as the lessons — highlighted like any code block;
+//     lines=A-B shows lines A to B only (1-based, inclusive; lines=A- runs to
+//     the end, lines=A is one line). The course keeps its Go examples in
+//     examples/NAME/main.go (packages of the module: vetted, built and run by
+//     the tests, which compare their output with the file's trailing
+//     "// Output:" comment) and its SQL in sql/NAME.sql (run against SQLite
+//     by the tests, which check every "-- expect: changes=N",
+//     "-- expect: error TEXT" and "-- expect rows: a, b; c, d" comment
+//     against the statement before it). So the code a lesson shows is code
+//     that was compiled or run. Includes may sit anywhere, callouts included.
+//
+//   - ```playground holds a YAML spec (see PlaygroundSpec and
+//     ParsePlaygroundSpec) and becomes a Block of its own in Lesson.Body,
+//     which is why such blocks must sit at the top level of the lesson. Each
+//     spec is run through the playground engine (CheckWithEngine, unless
+//     Options.CheckPlayground says otherwise): unknown names, a script the
+//     engine refuses, and an expect verdict the engine does not show are all
+//     problems, so a lesson cannot claim what the playground will not show.
+//
+//   - ```quiz holds a YAML list of questions, each {q: …, a: …}, rendered in
+//     place as a "check yourself" list whose answers hide behind a
+//     disclosure. q and a are markdown (raw HTML off); q must be one
+//     paragraph.
+//
+// Other fenced block kinds are added through Options.Directives. A fenced
+// block of a kind that is neither a directive nor a language chroma knows is
+// reported, so that a typo such as ```playgroud does not silently render as
+// code; so is a callout marker other than the three above.
 //
 // Every problem found is reported as "file:line: message" in one *LoadError,
 // sorted by file and line: what `idemlab lint` prints and what stops a start.
@@ -44,7 +69,10 @@
 // them); callouts are <aside class="callout callout-note|tip|warning"
 // role="note"> starting with <p class="callout-title">; h2 and h3 end with
 // <a class="heading-anchor" href="#id">#</a>; table cells align with the
-// align attribute, never a style attribute, so a strict CSP holds.
+// align attribute, never a style attribute, so a strict CSP holds; a quiz is
+// <ol class="quiz" aria-label="Check yourself"> whose items are
+// <li><details><summary>question</summary><div class="quiz-answer">answer
+// paragraphs</div></details></li>.
 package lessons
 
 import (
@@ -56,5 +84,6 @@ import (
 var embedded embed.FS
 
 // Embedded returns the course shipped in the binary: the *.md files of this
-// folder, at the root of the returned file system.
+// folder at the root of the returned file system, with the examples and sql
+// folders their include= fences read.
 func Embedded() fs.FS { return embedded }

@@ -3,6 +3,7 @@ package lessons
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,12 +93,70 @@ func FuzzPlaygroundSpec(f *testing.F) {
 }
 
 // BenchmarkLoad_Embedded measures startup: load, validate and render the
-// whole embedded course.
+// whole embedded course, with and without running every playground block
+// through the engine.
 func BenchmarkLoad_Embedded(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Load(Embedded(), Options{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{
+		{"EngineCheck", Options{}},
+		{"NoEngineCheck", Options{CheckPlayground: func(*PlaygroundSpec) error { return nil }}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Load(Embedded(), bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
+}
+
+func FuzzQuiz(f *testing.F) {
+	f.Add([]byte("- q: Why?\n  a: Because.\n"))
+	f.Add([]byte("- q: A [link](02-b.md)\n  a: |\n    One.\n\n    Two <b>x</b>.\n"))
+	f.Add([]byte("- q: |\n    one\n\n    two\n  a: x\n"))
+	f.Add([]byte("q: x\n"))
+	f.Add([]byte("- [unclosed\n"))
+	f.Add([]byte("- &a {q: x, a: *a}\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if bytes.Contains(body, []byte("`````")) {
+			return // would close the fence this test wraps the body in
+		}
+		lesson := minimalLesson("A", 1, "`````quiz\n"+string(body)+"\n`````\n")
+		course, err := Load(fstest.MapFS{"01-a.md": {Data: []byte(lesson)}, "02-b.md": {Data: []byte(minimalLesson("B", 2, "B.\n"))}}, Options{})
+		if err != nil {
+			var loadErr *LoadError
+			if !errors.As(err, &loadErr) {
+				t.Fatalf("error is %T, want *LoadError: %v", err, err)
+			}
+			return
+		}
+		html := course.Lessons[0].Body[0].HTML
+		if !bytes.Contains([]byte(html), []byte(`<ol class="quiz"`)) {
+			t.Errorf("quiz accepted but not rendered: %s", html)
+		}
+		if bytes.Contains(bytes.ToLower([]byte(html)), []byte("<script")) {
+			t.Errorf("raw HTML got through: %s", html)
+		}
+	})
+}
+
+func FuzzIncludeInfo(f *testing.F) {
+	for _, info := range []string{"include=examples/a/main.go", "include=a.go lines=3-9", "include=a.go lines=3-", "include=a.go lines=4",
+		"include=../x", "include=/etc/passwd", "include= lines=1-2", "lines=1-2", "include=a include=b", "include=a.go lines=9-1", "title=x"} {
+		f.Add(info)
+	}
+	f.Fuzz(func(t *testing.T, info string) {
+		req, isInclude, err := parseIncludeInfo(info)
+		if !isInclude || err != nil {
+			return
+		}
+		if !fs.ValidPath(req.Path) || req.Path == "." || req.From < 0 || (req.To != 0 && req.To < req.From) || (req.From == 0 && req.To != 0) {
+			t.Errorf("parseIncludeInfo(%q) accepted %+v", info, req)
+		}
+	})
 }

@@ -19,6 +19,25 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"broken-links", "01-a.md:9: link to \"02-b.md\": there is no lesson \"b\"\n01-a.md:9: link to \"/lessons/c#x\": there is no lesson \"c\""},
 		{"duplicate-order", "02-b.md:4: order 1 is already used by 01-a.md"},
 		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
+		{"engine-problems", "01-a.md:15: expect: lesson claims increment: ok but the engine shows duplicate-effect\n" +
+			"01-a.md:20: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, restart-filter, order-shipping, crash-mid-handler\n" +
+			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe\n" +
+			"01-a.md:36: script: event 2: unknown event \"fly\"; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance"},
+		{"include-problems", "01-a.md:9: include=examples/missing/main.go: cannot read the file: no such file or directory\n" +
+			"01-a.md:12: include=code/a.go lines=3-9: the file has only 3 lines\n" +
+			"01-a.md:15: lines=2-1: want A-B, A- or A, with 1 ≤ A ≤ B\n" +
+			"01-a.md:18: include=../secret.go: want a path inside the lessons folder, such as include=examples/NAME/main.go\n" +
+			"01-a.md:21: include=code/a.go: the block must be empty, the file's text takes its place\n" +
+			"01-a.md:25: unknown include option \"mode=fast\" (want include=PATH and optionally lines=A-B)\n" +
+			"01-a.md:28: include: unknown language \"klingon\": write the fence as ```go include=PATH or ```sql include=PATH"},
+		{"quiz-problems", "01-a.md:12: quiz: question 2: missing \"a\"\n" +
+			"01-a.md:13: quiz: question 3: missing \"q\"\n" +
+			"01-a.md:14: quiz: question 4: want a mapping with q: and a:, not a string\n" +
+			"01-a.md:15: quiz: question 5: missing \"a\"\n" +
+			"01-a.md:16: quiz: question 5: unknown key \"answer\" (want q or a)\n" +
+			"01-a.md:20: quiz: want a YAML list of questions, each with q: (the question) and a: (the answer), not a mapping\n" +
+			"01-a.md:25: quiz: invalid YAML: did not find expected ',' or ']'\n" +
+			"01-a.md:28: quiz: link to \"09-nope.md\": there is no lesson \"nope\""},
 		{"missing-fields", "01-a.md:1: front matter: missing field \"summary\"\n01-a.md:1: front matter: missing field \"minutes\"\n01-a.md:1: front matter: missing field \"objectives\""},
 		{"missing-front-matter", "01-a.md:1: missing front matter: start the file with a --- line, then title, summary, order, minutes and objectives, then ---"},
 		{"no-lessons", ".: no lessons: want at least one NN-slug.md file"},

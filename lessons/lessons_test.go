@@ -1,6 +1,8 @@
 package lessons
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,15 +65,23 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 // The server loads at start while Watch may reload in the background: Load
 // must share no mutable state between calls.
 func TestLoad_ConcurrentCallsAreIndependent(t *testing.T) {
+	// The fixture course uses every feature (includes, quiz, playgrounds
+	// through the engine) and keeps the test quick under -race; the whole
+	// course would only multiply the time.
+	fixture := os.DirFS(filepath.Join("testdata", "render"))
 	done := make(chan string, 4)
 	for range 4 {
 		go func() {
-			course, err := Load(Embedded(), Options{})
+			course, err := Load(fixture, Options{})
 			if err != nil {
 				done <- err.Error()
 				return
 			}
-			done <- course.Lessons[0].Body[0].HTML
+			var all strings.Builder
+			for _, l := range course.Lessons {
+				all.WriteString(describeLesson(l))
+			}
+			done <- all.String()
 		}()
 	}
 	first := <-done

@@ -19,9 +19,10 @@ import (
 // Options tune Load.
 type Options struct {
 	// CheckPlayground validates a ```playground spec against the engine
-	// (scenario and handler names, the script). Load has already checked that
-	// the spec is structurally complete; nil means no further checks. Return a
-	// *FieldError to point at one field's line.
+	// (scenario and handler names, the script, the expect claims). Load has
+	// already checked that the spec is structurally complete. nil means
+	// CheckWithEngine; a function that returns nil skips the engine. Return
+	// a *FieldError to point at one field's line.
 	CheckPlayground func(*PlaygroundSpec) error
 
 	// Directives add fenced block kinds beyond the built-in "playground".

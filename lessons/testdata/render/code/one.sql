@@ -1,0 +1,3 @@
+-- expect comments read as SQL comments.
+SELECT 1;
+-- expect rows: 1
