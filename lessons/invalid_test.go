@@ -17,6 +17,9 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"bad-file-name", "01-Bad_Name.md: file name must be NN-slug.md or slug.md, where the slug \"Bad_Name\" is lowercase letters, digits and single dashes"},
 		{"bad-yaml", "01-a.md:4: front matter: invalid YAML: did not find expected ',' or ']'"},
 		{"broken-links", "01-a.md:9: link to \"02-b.md\": there is no lesson \"b\"\n01-a.md:9: link to \"/lessons/c#x\": there is no lesson \"c\""},
+		{"broken-anchors", "01-a.md:11: link to \"#there\": lesson \"a\" has no heading #there\n" +
+			"01-a.md:11: link to \"/lessons/b#part-three\": lesson \"b\" has no heading #part-three\n" +
+			"01-a.md:15: link to \"02-b.md#nowhere\": lesson \"b\" has no heading #nowhere"},
 		{"duplicate-order", "02-b.md:4: order 1 is already used by 01-a.md"},
 		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
 		{"engine-problems", "01-a.md:15: expect: lesson claims increment: ok but the engine shows duplicate-effect\n" +

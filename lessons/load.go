@@ -60,6 +60,16 @@ type loader struct {
 	directives map[string]Directive
 	slugs      map[string]string // slug → display path of its file
 	problems   []Problem
+
+	anchors   map[string]map[string]bool // slug → heading ids of that lesson
+	fragments []fragmentLink             // links to lesson#fragment, checked once all lessons are read
+}
+
+// fragmentLink is a link to a heading of a lesson, remembered so that the
+// heading can be checked once every lesson has been rendered.
+type fragmentLink struct {
+	file, dest, slug, fragment string
+	line                       int
 }
 
 func (l *loader) problem(file string, line int, msg string) {
@@ -91,7 +101,7 @@ func Load(fsys fs.FS, opts Options) (*Course, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), directives: directives, slugs: map[string]string{}}
+	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), directives: directives, slugs: map[string]string{}, anchors: map[string]map[string]bool{}}
 	l.directives["quiz"] = l.quizDirective()
 	folder := cmp.Or(opts.DisplayRoot, ".")
 
@@ -135,6 +145,11 @@ func Load(fsys fs.FS, opts Options) (*Course, error) {
 		if _, dup := course.bySlug[lesson.Slug]; !dup {
 			course.bySlug[lesson.Slug] = lesson
 			course.Lessons = append(course.Lessons, lesson)
+		}
+	}
+	for _, f := range l.fragments {
+		if ids, loaded := l.anchors[f.slug]; loaded && !ids[f.fragment] {
+			l.problem(f.file, f.line, fmt.Sprintf("link to %q: lesson %q has no heading #%s", f.dest, f.slug, f.fragment))
 		}
 	}
 	if len(l.problems) > 0 {

@@ -126,6 +126,7 @@ func (l *loader) renderQuizText(markdown string, src *DirectiveSource, yamlLine 
 				problems = append(problems, src.Problem(yamlLine, "quiz: link to %q: there is no lesson %q", dest, target))
 			} else {
 				link.Destination = []byte(target)
+				l.rememberFragment(src.File, src.Line+yamlLine, dest, target)
 			}
 		}
 		return ast.WalkContinue, nil

@@ -189,9 +189,14 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 		return ast.WalkContinue, nil
 	})
 
+	ids := map[string]bool{}
+	l.anchors[lesson.Slug] = ids
 	for _, h := range headings {
 		id, _ := h.AttributeString("id")
 		idText, _ := id.([]byte)
+		if len(idText) > 0 {
+			ids[string(idText)] = true
+		}
 		if h.Level < 2 || h.Level > 3 || len(idText) == 0 {
 			continue
 		}
@@ -328,15 +333,29 @@ func (l *loader) parseDirective(d Directive, src *DirectiveSource) (out Directiv
 }
 
 // resolveLessonLink checks a link that points at another lesson (other.md,
-// 02-other.md, /lessons/other) and rewrites the .md forms to /lessons/slug.
+// 02-other.md, /lessons/other) and rewrites the .md forms to /lessons/slug;
+// links with a #fragment are checked against the target's headings later.
 func (l *loader) resolveLessonLink(lesson *Lesson, link *ast.Link, idx lineIndex) {
 	dest := string(link.Destination)
 	target, isLesson, ok := l.lessonLinkTarget(dest)
 	switch {
+	case strings.HasPrefix(dest, "#"):
+		l.rememberFragment(lesson.Path, nodeLine(link, idx), dest, "/lessons/"+lesson.Slug+dest)
 	case !isLesson:
 	case !ok:
 		l.problem(lesson.Path, nodeLine(link, idx), fmt.Sprintf("link to %q: there is no lesson %q", dest, target))
 	default:
 		link.Destination = []byte(target)
+		l.rememberFragment(lesson.Path, nodeLine(link, idx), dest, target)
 	}
+}
+
+// rememberFragment records a link to /lessons/slug#fragment, or to #fragment
+// within the lesson, for checking once every lesson's headings are known.
+func (l *loader) rememberFragment(file string, line int, dest, target string) {
+	page, fragment, found := strings.Cut(target, "#")
+	if !found || fragment == "" {
+		return
+	}
+	l.fragments = append(l.fragments, fragmentLink{file: file, line: line, dest: dest, slug: strings.TrimPrefix(page, "/lessons/"), fragment: fragment})
 }
