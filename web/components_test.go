@@ -94,7 +94,7 @@ func TestLessonArticle_BodyOrderAndParts(t *testing.T) {
 	v := testView(t)
 	course := sampleCourse()
 	pos, _ := positionOf(course, "why-twice")
-	doc := render(t, lessonArticle(v, course.Lessons[0], pos, false))
+	doc := render(t, lessonArticle(v, course.Lessons[0], pos, false, nil))
 
 	// Body blocks keep document order: HTML, playground, HTML.
 	var order []string
@@ -133,7 +133,7 @@ func TestLessonArticle_EmbedLeavesOutNavigation(t *testing.T) {
 	v := testView(t)
 	course := sampleCourse()
 	pos, _ := positionOf(course, "idempotent")
-	doc := render(t, lessonArticle(v, course.Lessons[1], pos, true))
+	doc := render(t, lessonArticle(v, course.Lessons[1], pos, true, nil))
 	for _, id := range []string{"toc", "prev", "next", "pager", "done-toggle"} {
 		if doc.Find(testID(id)).Length() != 0 {
 			t.Errorf("embed article contains %s", id)

@@ -61,6 +61,9 @@ type renderedSite struct {
 	index   *payload
 	lessons map[string]*payload // slug → lesson page
 	embeds  map[string]*payload // slug → embed page
+	// blocks holds every lesson playground in its initial state, by
+	// lessonKey(slug, embed) and block id, for pages with one block changed.
+	blocks map[string]map[string]*playgroundView
 }
 
 // NewServer checks the configuration, builds the hashed assets and renders
@@ -138,6 +141,9 @@ func (s *Server) routes() []route {
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
 		{"GET /embed/lessons/{slug}", s.handle(s.serveEmbedLesson)},
+		{"GET /playground", s.handle(s.servePlayground)},
+		{"GET /embed/playground", s.handle(s.serveEmbedPlayground)},
+		{"GET /api/v1/run", s.handle(s.serveRunAPI)},
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
 	}
@@ -186,6 +192,9 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
+	if r.URL.Query().Has("pg") {
+		return s.serveLessonState(w, r, slug, false)
+	}
 	p, ok := s.site.Load().lessons[slug]
 	if !ok {
 		return unknownLesson(slug)
@@ -196,6 +205,9 @@ func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
+	if r.URL.Query().Has("pg") {
+		return s.serveLessonState(w, r, slug, true)
+	}
 	p, ok := s.site.Load().embeds[slug]
 	if !ok {
 		return unknownLesson(slug)
@@ -378,6 +390,7 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		view:    view,
 		lessons: make(map[string]*payload, len(course.Lessons)),
 		embeds:  make(map[string]*payload, len(course.Lessons)),
+		blocks:  make(map[string]map[string]*playgroundView, 2*len(course.Lessons)),
 	}
 	ctx := context.Background()
 	var err error
@@ -397,13 +410,17 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		if pos.next != nil {
 			meta.next = lessonPath(pos.next.Slug)
 		}
-		if site.lessons[l.Slug], err = renderPage(ctx, page(view, meta), lessonPage(view, l, pos)); err != nil {
+		pgs := blockViews(view, l, false)
+		site.blocks[lessonKey(l.Slug, false)] = pgs
+		if site.lessons[l.Slug], err = renderPage(ctx, page(view, meta), lessonPage(view, l, pos, pgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering lesson %s: %w", l.Path, err)
 		}
 		// The embed's canonical is the full lesson; it has no rel=prev/next so
 		// the arrow keys never navigate an iframe away.
 		embedMeta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
-		if site.embeds[l.Slug], err = renderPage(ctx, embedPage(view, embedMeta), embedLessonPage(view, l, pos)); err != nil {
+		embedPgs := blockViews(view, l, true)
+		site.blocks[lessonKey(l.Slug, true)] = embedPgs
+		if site.embeds[l.Slug], err = renderPage(ctx, embedPage(view, embedMeta), embedLessonPage(view, l, pos, embedPgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering the embed view of lesson %s: %w", l.Path, err)
 		}
 	}

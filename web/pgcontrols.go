@@ -1,0 +1,286 @@
+package web
+
+import (
+	"strconv"
+
+	"idemlab/playground"
+)
+
+// actionLink is one control: a link to the next state.
+type actionLink struct {
+	Label   string
+	Href    string // "" when the control does not apply now
+	Key     string // keyboard shortcut, if any
+	Title   string // what it does, in a sentence
+	Current bool   // for choices: the one in effect
+	TestID  string
+}
+
+type messageControls struct {
+	Deliver, Redeliver, Publish, Expire actionLink
+	Start                               []actionLink // one per worker
+}
+
+type workerControls struct {
+	Step, Finish, Crash, Restart actionLink
+}
+
+// amendView offers the faults for the last delivery before the cursor.
+type amendView struct {
+	Event   string // "deliver msg-1"
+	Options []actionLink
+}
+
+type handlerChoice struct {
+	Name        string
+	Description string
+	Idempotent  bool
+	Checked     bool
+}
+
+type hiddenField struct{ Name, Value string }
+
+type keyHelp struct{ Key, Label string }
+
+type controlsView struct {
+	Back, Forward, Latest, StartOver, Reset actionLink
+	Undo                                    actionLink // history.back(), JS only
+	Truncates                               int        // events after the cursor that a new event drops
+	Targets                                 []actionLink
+	Amend                                   *amendView
+	Broker                                  []actionLink
+	Handlers                                []handlerChoice
+	FormAction                              string
+	StateFields                             []hiddenField // every field of the state
+	Keys                                    []keyHelp
+	RetentionTicks                          int64
+}
+
+// stateFields are the hidden inputs that carry a state through a GET form,
+// minus the ones the form itself sets.
+func stateFields(p pgPlace, s pgState, omit ...string) []hiddenField {
+	skip := map[string]bool{}
+	for _, o := range omit {
+		skip[o] = true
+	}
+	var out []hiddenField
+	add := func(k, v string) {
+		if !skip[k] {
+			out = append(out, hiddenField{k, v})
+		}
+	}
+	if p.block != "" {
+		add("pg", p.block)
+	} else {
+		add("scenario", s.scenario)
+	}
+	add("handlers", joinComma(s.handlers))
+	add("script", s.script)
+	if s.seed != 0 {
+		add("seed", strconv.FormatInt(s.seed, 10))
+	}
+	if s.at >= 0 {
+		add("at", strconv.Itoa(s.at))
+	}
+	if s.to != "" {
+		add("to", s.to)
+	}
+	return out
+}
+
+func joinComma(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ","
+		}
+		out += s
+	}
+	return out
+}
+
+func newControls(v *siteView, pv *playgroundView) controlsView {
+	p, s, at, total := pv.place, pv.state, pv.at, pv.total
+	href := func(next pgState) string { return v.path(p.href(next)) }
+	c := controlsView{
+		FormAction:     v.path(p.path),
+		StateFields:    stateFields(p, s),
+		Truncates:      total - at,
+		RetentionTicks: pv.scenario.Settings.RetentionTicks,
+	}
+	c.Back = actionLink{Label: "Back one event", Key: "ArrowLeft", Title: "Show the state one event earlier", TestID: "pg-back"}
+	c.Forward = actionLink{Label: "Forward one event", Key: "ArrowRight", Title: "Show the state one event later", TestID: "pg-forward"}
+	c.StartOver = actionLink{Label: "Before any event", Key: "Home", Title: "Show the ledgers before the first event; adding an event from here starts a new script", TestID: "pg-start-over"}
+	c.Latest = actionLink{Label: "Latest", Key: "End", Title: "Show the state after the last event", TestID: "pg-latest"}
+	if at > 0 {
+		c.Back.Href = href(s.withAt(at-1, total))
+		c.StartOver.Href = href(s.withAt(0, total))
+	}
+	if at < total {
+		c.Forward.Href = href(s.withAt(at+1, total))
+		c.Latest.Href = href(s.withAt(total, total))
+	}
+	c.Reset = actionLink{Label: "Reset", Key: "0", Title: "Back to where this playground started", TestID: "pg-reset"}
+	if !s.equal(p.home) {
+		c.Reset.Href = href(p.home)
+	}
+	c.Undo = actionLink{Label: "Undo", Key: "u", Title: "Go back to the previous state (the browser's Back button)"}
+
+	// Which worker the delivery controls name.
+	any := s
+	any.to = ""
+	c.Targets = append(c.Targets, actionLink{Label: "first idle", Href: href(any), Current: s.to == "", Title: "Let the broker pick the first idle worker"})
+	for _, w := range pv.scenario.Workers {
+		next := s
+		next.to = w
+		c.Targets = append(c.Targets, actionLink{Label: w, Href: href(next), Current: s.to == w, Title: "Deliveries go to worker " + w})
+	}
+
+	// Per message: deliver, redeliver, publish again, start on W, expire.
+	evs := s.events()
+	if at > len(evs) {
+		at = len(evs)
+	}
+	firstUndelivered, lastDelivered := "", ""
+	for _, ev := range evs[:at] {
+		switch ev.Kind {
+		case playground.EventDeliver, playground.EventRedeliver, playground.EventPublish, playground.EventStart:
+			lastDelivered = ev.Message
+		}
+	}
+	for i := range pv.messages {
+		m := &pv.messages[i]
+		if firstUndelivered == "" && m.Status == "not delivered yet" {
+			firstUndelivered = m.ID
+		}
+	}
+	if firstUndelivered == "" && len(pv.messages) > 0 {
+		firstUndelivered = pv.messages[0].ID
+	}
+	for i := range pv.messages {
+		m := &pv.messages[i]
+		ev := func(kind string) playground.Event {
+			return playground.Event{Kind: kind, Message: m.ID, Worker: s.to}
+		}
+		mc := messageControls{
+			Deliver:   actionLink{Label: "Deliver", Href: href(s.appendEvent(ev(playground.EventDeliver))), Title: "The broker leases " + m.ID + " to a worker, which runs its handler and acks", TestID: "pg-deliver"},
+			Redeliver: actionLink{Label: "Redeliver", Href: href(s.appendEvent(ev(playground.EventRedeliver))), Title: "The broker delivers " + m.ID + " again, as when its lease ran out without an ack", TestID: "pg-redeliver"},
+			Publish:   actionLink{Label: "Publish again", Href: href(s.appendEvent(ev(playground.EventPublish))), Title: "The producer sends " + m.ID + " again (same id, a new copy), as a retried webhook does", TestID: "pg-publish"},
+			Expire:    actionLink{Label: "Expire lease", Href: href(s.appendEvent(playground.Event{Kind: playground.EventExpire, Message: m.ID})), Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"},
+		}
+		if m.ID == firstUndelivered {
+			mc.Deliver.Key = "d"
+		}
+		if m.ID == lastDelivered {
+			mc.Redeliver.Key, mc.Publish.Key = "r", "p"
+		}
+		for _, w := range pv.workers {
+			l := actionLink{Label: "Start on " + w.Name, Title: "Worker " + w.Name + " receives " + m.ID + " and waits; step it one statement at a time", TestID: "pg-start"}
+			if !w.Busy {
+				l.Href = href(s.appendEvent(playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w.Name}))
+			}
+			mc.Start = append(mc.Start, l)
+		}
+		m.Control = mc
+	}
+
+	// Per worker: step, finish, crash, restart.
+	for i := range pv.workers {
+		w := &pv.workers[i]
+		wc := workerControls{
+			Step:    actionLink{Label: "Step", Title: w.Name + " runs its next statement (or acks after the last)", TestID: "pg-step"},
+			Finish:  actionLink{Label: "Finish", Title: w.Name + " runs the rest of its handler and acks", TestID: "pg-finish"},
+			Crash:   actionLink{Label: "Crash", Title: w.Name + " dies now: open transaction rolled back, no ack, in-process filter lost", TestID: "pg-crash"},
+			Restart: actionLink{Label: "Restart", Href: href(s.appendEvent(playground.Event{Kind: playground.EventRestart, Worker: w.Name})), Title: w.Name + " restarts: its in-process filter is lost", TestID: "pg-restart"},
+		}
+		if w.Busy {
+			wc.Step.Href = href(s.appendEvent(playground.Event{Kind: playground.EventStep, Worker: w.Name}))
+			wc.Finish.Href = href(s.appendEvent(playground.Event{Kind: playground.EventFinish, Worker: w.Name}))
+			wc.Crash.Href = href(s.appendEvent(playground.Event{Kind: playground.EventCrash, Worker: w.Name}))
+		}
+		w.Control = wc
+	}
+
+	// Faults on the last delivery before the cursor: amend that event.
+	if at > 0 {
+		last := evs[at-1]
+		switch last.Kind {
+		case playground.EventDeliver, playground.EventRedeliver, playground.EventPublish:
+			plain := last
+			plain.Fault, plain.FaultAfter = "", 0
+			a := &amendView{Event: plain.String()}
+			opt := func(label, fault string, after int, key, title, testID string) {
+				ev := plain
+				ev.Fault, ev.FaultAfter = fault, after
+				a.Options = append(a.Options, actionLink{Label: label, Href: href(s.amendLast(ev)), Key: key, Title: title, TestID: testID,
+					Current: last.Fault == fault && last.FaultAfter == after})
+			}
+			opt("No fault", "", 0, "", "The worker runs the handler and its ack arrives", "pg-fault-none")
+			opt("Lose the ack", playground.FaultLoseAck, 0, "l", "The handler commits but the ack never reaches the broker", "pg-lose-ack")
+			opt("Crash before the ack", playground.FaultCrashBeforeAck, 0, "c", "The worker dies after its last statement, before acking", "pg-crash-before-ack")
+			for k := 1; k <= statementsInEvent(pv.trace, at); k++ {
+				opt("Crash after statement "+strconv.Itoa(k), playground.FaultCrashAfter, k, "", "The worker dies after its statement "+strconv.Itoa(k)+"; an open transaction rolls back", "pg-crash-after")
+			}
+			c.Amend = a
+		}
+	}
+
+	// The broker and the clock.
+	c.Broker = []actionLink{
+		{Label: "Replay from offset 0", Href: href(s.appendEvent(playground.Event{Kind: playground.EventReplay})), Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"},
+		{Label: "Prune the dedupe table", Href: href(s.appendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
+		{Label: "Advance " + ticksText(pv.scenario.Settings.LeaseTicks, pv.tickUnit), Href: href(s.appendEvent(playground.Event{Kind: playground.EventAdvance, N: max(pv.scenario.Settings.LeaseTicks, 1)})), Title: "The clock moves on by one lease", TestID: "pg-advance"},
+	}
+
+	for _, h := range playground.Handlers() {
+		c.Handlers = append(c.Handlers, handlerChoice{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent,
+			Checked: containsString(pv.trace.Handlers, h.Name)})
+	}
+	c.Keys = []keyHelp{
+		{"d", "deliver the next message"},
+		{"r", "redeliver the last message"},
+		{"p", "publish the last message again"},
+		{"l", "lose the ack of the last delivery"},
+		{"c", "crash before the ack of the last delivery"},
+		{"←", "back one event"},
+		{"→", "forward one event"},
+		{"Home", "before any event"},
+		{"End", "latest event"},
+		{"0", "reset"},
+		{"u", "undo (the browser's Back)"},
+		{"?", "show or hide these shortcuts"},
+	}
+	return c
+}
+
+func containsString(hs []*playground.HandlerTrace, name string) bool {
+	for _, h := range hs {
+		if h.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// statementsInEvent is the most SQL statements any handler ran in an event:
+// the crash points "crash after statement k" can name.
+func statementsInEvent(tr *playground.Trace, event int) int {
+	most := 0
+	for _, h := range tr.Handlers {
+		n := 0
+		for _, st := range h.Steps {
+			if st.Event == event && st.Kind == playground.StepSQL {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+func ticksText(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.FormatInt(n, 10) + " " + unit + "s"
+}

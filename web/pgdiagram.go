@@ -1,0 +1,499 @@
+package web
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"idemlab/playground"
+)
+
+// ----- Sequence diagram -----
+
+// The diagram is laid out here, in pixels of the SVG's viewBox; the
+// template only draws it. Time runs down: one band per event, one row per
+// step of each handler's run inside it. Lanes, left to right: the broker,
+// each worker, then each handler's ledger.
+
+const (
+	dgGutter = 112 // step labels on the left
+	dgLane   = 136
+	dgHead   = 40
+	dgBand   = 26
+	dgRow    = 22
+	dgPad    = 10
+)
+
+type diagramView struct {
+	Width, Height int
+	Lanes         []laneView
+	Bands         []bandView
+	Rows          []diagramRow
+	Title         string
+}
+
+type laneView struct {
+	X       int
+	Label   string
+	Sub     string
+	Kind    string // broker, worker, ledger
+	Handler int    // ledger lanes: handler index
+}
+
+type bandView struct {
+	Y, H      int
+	Event     int
+	Label     string
+	Current   bool
+	Future    bool
+	Divergent bool
+}
+
+type diagramRow struct {
+	Y         int
+	Step      int
+	Handler   int
+	Gutter    string // "increment · 10"
+	Kind      string
+	Arrow     bool
+	X1, X2    int
+	Broken    bool // lost ack: the arrow stops halfway with a cross
+	Label     string
+	LabelX    int
+	Anchor    string // start, middle, end
+	Mark      string // "cross", "dot", "ring", ""
+	MarkX     int
+	Future    bool
+	Divergent bool
+}
+
+func newDiagram(pv *playgroundView) diagramView {
+	tr := pv.trace
+	d := diagramView{}
+	laneX := map[string]int{}
+	x := dgGutter + dgLane/2
+	d.Lanes = append(d.Lanes, laneView{X: x, Label: "Broker", Sub: "queue", Kind: "broker"})
+	laneX[""] = x
+	laneX["janitor"] = x
+	for _, w := range tr.Workers {
+		x += dgLane
+		d.Lanes = append(d.Lanes, laneView{X: x, Label: "Worker " + w, Sub: "consumer", Kind: "worker"})
+		laneX[w] = x
+	}
+	ledgerX := make([]int, len(tr.Handlers))
+	for i, h := range tr.Handlers {
+		x += dgLane
+		ledgerX[i] = x
+		d.Lanes = append(d.Lanes, laneView{X: x, Label: h.Name, Sub: "ledger", Kind: "ledger", Handler: i})
+	}
+	d.Width = x + dgLane/2 + dgPad
+
+	// Steps per event and handler, in order.
+	y := dgHead
+	cursors := make([]int, len(tr.Handlers))
+	for _, ev := range tr.Events {
+		band := bandView{Y: y, Event: ev.Index, Label: fmt.Sprintf("%d · %s", ev.Index, ev.Text),
+			Current: ev.Index == pv.at, Future: ev.Index > pv.at, Divergent: pv.div != nil && pv.div.Event == ev.Index}
+		y += dgBand
+		for hi, h := range tr.Handlers {
+			for cursors[hi] < len(h.Steps) && h.Steps[cursors[hi]].Event == ev.Index {
+				st := h.Steps[cursors[hi]]
+				cursors[hi]++
+				row := diagramRow{Y: y + dgRow/2 + 4, Step: st.Index, Handler: hi, Kind: st.Kind,
+					Gutter: fmt.Sprintf("%s · %d", h.Name, st.Index), Future: band.Future,
+					Divergent: h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !band.Future}
+				layoutRow(&row, st, laneX, ledgerX[hi])
+				d.Rows = append(d.Rows, row)
+				y += dgRow
+			}
+		}
+		band.H = y - band.Y + 4
+		y += 4
+		d.Bands = append(d.Bands, band)
+	}
+	d.Height = y + dgPad
+	d.Title = fmt.Sprintf("Sequence diagram of %d events: the broker, %d workers and %d ledgers. The step list below says the same in words.",
+		len(tr.Events), len(tr.Workers), len(tr.Handlers))
+	return d
+}
+
+// layoutRow places one step: an arrow between two lanes with a label, or
+// a mark on one lane.
+func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger int) {
+	broker := laneX[""]
+	w, ok := laneX[st.Worker]
+	if !ok {
+		w = broker
+	}
+	arrow := func(from, to int, label string) {
+		r.Arrow, r.X1, r.X2, r.Label, r.Anchor = true, from, to, label, "middle"
+		r.LabelX = (from + to) / 2
+	}
+	mark := func(at int, m, label string) {
+		r.Mark, r.MarkX, r.Label, r.LabelX, r.Anchor = m, at, label, at+9, "start"
+	}
+	switch st.Kind {
+	case playground.StepDeliver:
+		label := st.Message
+		if st.Attempt > 1 {
+			label += " #" + strconv.Itoa(st.Attempt)
+		}
+		arrow(broker, w, label)
+	case playground.StepSQL:
+		label := sqlLabel(st.SQL)
+		switch {
+		case st.RowsAffected != nil:
+			label += " → " + strconv.FormatInt(*st.RowsAffected, 10)
+		case st.RowsFound != nil:
+			label += " → " + strconv.FormatInt(*st.RowsFound, 10) + " found"
+		}
+		arrow(w, ledger, label)
+		if committedEffect(st) {
+			r.Mark, r.MarkX = "dot", ledger
+		}
+	case playground.StepBlocked:
+		arrow(w, ledger, sqlLabel(st.SQL)+" → BUSY")
+		r.Mark, r.MarkX = "ring", ledger
+	case playground.StepAck:
+		arrow(w, broker, "ack")
+	case playground.StepAckLost:
+		arrow(w, broker, "ack lost")
+		r.Broken = true
+		r.Mark, r.MarkX = "cross", (w+broker)/2
+	case playground.StepAckRefused:
+		arrow(w, broker, "ack refused")
+		r.Mark, r.MarkX = "cross", broker
+	case playground.StepCrash:
+		mark(w, "cross", "crash")
+	case playground.StepRollback:
+		arrow(w, ledger, "rollback")
+	case playground.StepRestart:
+		mark(w, "ring", "restart: filter emptied")
+	case playground.StepAbort:
+		mark(w, "cross", "abort: "+truncate(st.Error, 40))
+	case playground.StepDeadlock:
+		mark(w, "cross", "deadlock: rolled back")
+	case playground.StepStop:
+		mark(w, "ring", "stop: already handled")
+	case playground.StepFilterHit:
+		mark(w, "ring", "filter: seen before")
+	case playground.StepLeaseExpired:
+		mark(broker, "ring", "lease of "+st.Message+" expired")
+	case playground.StepDeadLetter:
+		mark(broker, "cross", st.Message+" dead-lettered")
+	case playground.StepPrune:
+		arrow(broker, ledger, "prune dedupe rows")
+	case playground.StepClock:
+		mark(broker, "ring", "clock → "+strconv.FormatInt(st.Tick, 10))
+	case playground.StepSkip:
+		mark(w, "ring", "skipped: "+truncate(st.Note, 48))
+	default:
+		mark(w, "ring", st.Kind)
+	}
+}
+
+// committedEffect says whether a step made a business change visible.
+func committedEffect(st playground.Step) bool {
+	for _, c := range st.Changes {
+		if c.Committed && isEffect(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// sqlLabel shortens a statement to its verb and table: "UPDATE accounts".
+func sqlLabel(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return "SQL"
+	}
+	verb := strings.ToUpper(f[0])
+	for i := 0; i+1 < len(f); i++ {
+		switch strings.ToUpper(f[i]) {
+		case "INTO", "FROM":
+			return verb + " " + trimTable(f[i+1])
+		case "UPDATE":
+			if i == 0 {
+				return verb + " " + trimTable(f[i+1])
+			}
+		}
+	}
+	return verb
+}
+
+func trimTable(s string) string {
+	if i := strings.IndexAny(s, "(;"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// ----- Chart: expected against actual, after each event -----
+
+const (
+	chWidth  = 280
+	chHeight = 104
+	chLeft   = 40
+	chRight  = 10
+	chTop    = 10
+	chBottom = 22
+)
+
+type chartView struct {
+	Width, Height      int
+	Expected, Actual   []int64 // per event, index 0 = before any event
+	ExpectedPts        string
+	ActualPts          string
+	Dots               []chartDot
+	YTicks             []chartTick
+	XTicks             []chartTick
+	CursorX            int
+	DivX               int // -1 when no divergence shown
+	Left, Right, Base  int
+	Top                int
+	Label              string // figure label
+	Desc               string // for screen readers
+	min, max           int64
+}
+
+type chartDot struct {
+	X, Y    int
+	Differs bool
+}
+
+type chartTick struct {
+	Pos   int
+	Label string
+}
+
+func newChart(h *playground.HandlerTrace, sc *playground.Scenario, at, kf int) chartView {
+	c := chartView{Width: chWidth, Height: chHeight, DivX: -1}
+	init := initialFigures(sc)
+	if kf < len(init) {
+		c.Label = figureLabel(init[kf])
+		c.Expected = append(c.Expected, init[kf].Value)
+		c.Actual = append(c.Actual, init[kf].Value)
+	}
+	for _, f := range h.Frames {
+		if kf < len(f.Expected) && kf < len(f.Actual) {
+			c.Expected = append(c.Expected, f.Expected[kf].Value)
+			c.Actual = append(c.Actual, f.Actual[kf].Value)
+		}
+	}
+	c.min, c.max = minMax(c.Expected, c.Actual)
+	if d := h.FirstDivergence; d != nil && d.Event > 0 && d.Event <= at {
+		c.DivX = d.Event // converted to pixels in scaleCharts
+	}
+	c.CursorX = at
+	return c
+}
+
+func minMax(lists ...[]int64) (int64, int64) {
+	first := true
+	var lo, hi int64
+	for _, l := range lists {
+		for _, v := range l {
+			if first || v < lo {
+				lo = v
+			}
+			if first || v > hi {
+				hi = v
+			}
+			first = false
+		}
+	}
+	return lo, hi
+}
+
+// scaleCharts gives every handler's chart the same scale, so that the
+// lines compare at a glance, and computes the points.
+func scaleCharts(hs []*handlerView) {
+	var lo, hi int64
+	for i, h := range hs {
+		if i == 0 || h.Chart.min < lo {
+			lo = h.Chart.min
+		}
+		if i == 0 || h.Chart.max > hi {
+			hi = h.Chart.max
+		}
+	}
+	if lo > 0 && lo < hi && lo*2 > hi { // balances: start near the data, not at 0
+		lo -= (hi - lo) / 4
+	} else if lo > 0 {
+		lo = 0
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	for _, h := range hs {
+		c := &h.Chart
+		n := len(c.Expected)
+		plotW := c.Width - chLeft - chRight
+		plotH := c.Height - chTop - chBottom
+		c.Left, c.Right, c.Top, c.Base = chLeft, c.Width-chRight, chTop, c.Height-chBottom
+		xAt := func(i int) int {
+			if n <= 1 {
+				return chLeft
+			}
+			return chLeft + i*plotW/(n-1)
+		}
+		yAt := func(v int64) int { return chTop + int(float64(hi-v)/float64(hi-lo)*float64(plotH)) }
+		c.ExpectedPts = stepPoints(c.Expected, xAt, yAt)
+		c.ActualPts = stepPoints(c.Actual, xAt, yAt)
+		for i := range c.Actual {
+			c.Dots = append(c.Dots, chartDot{X: xAt(i), Y: yAt(c.Actual[i]), Differs: c.Actual[i] != c.Expected[i]})
+		}
+		c.YTicks = []chartTick{{yAt(hi), strconv.FormatInt(hi, 10)}, {yAt(lo), strconv.FormatInt(lo, 10)}}
+		step := max(1, (n-1+7)/8)
+		for i := 0; i < n; i += step {
+			c.XTicks = append(c.XTicks, chartTick{xAt(i), strconv.Itoa(i)})
+		}
+		if c.DivX >= 0 {
+			c.DivX = xAt(c.DivX)
+		}
+		c.CursorX = xAt(min(c.CursorX, max(n-1, 0)))
+		c.Desc = fmt.Sprintf("%s after each event, expected: %s; actual: %s.", c.Label, joinInts(c.Expected), joinInts(c.Actual))
+	}
+}
+
+// stepPoints draws values as steps: a value holds until the next event.
+func stepPoints(vals []int64, xAt func(int) int, yAt func(int64) int) string {
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			fmt.Fprintf(&b, " %d,%d", xAt(i), yAt(vals[i-1]))
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d,%d", xAt(i), yAt(v))
+	}
+	return b.String()
+}
+
+func joinInts(vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// ----- Step list: the diagram in words -----
+
+type stepGroup struct {
+	Event     int
+	Text      string
+	Tick      int64
+	Current   bool
+	Future    bool
+	Divergent bool
+	Handlers  []stepHandlerGroup
+}
+
+type stepHandlerGroup struct {
+	Name  string
+	Steps []stepView
+}
+
+type stepView struct {
+	Index     int
+	Worker    string
+	Kind      string
+	Text      string
+	SQL       string
+	Args      string // "amount = 50, account_id = acc-1"
+	Rows      string // "1 row changed", "0 rows found"
+	Error     string
+	Changes   []string
+	Divergent bool
+	Effect    bool
+}
+
+func newStepGroups(pv *playgroundView) []stepGroup {
+	tr := pv.trace
+	var out []stepGroup
+	for _, ev := range tr.Events {
+		g := stepGroup{Event: ev.Index, Text: ev.Text, Tick: ev.Tick, Current: ev.Index == pv.at, Future: ev.Index > pv.at,
+			Divergent: pv.div != nil && pv.div.Event == ev.Index}
+		for _, h := range tr.Handlers {
+			hg := stepHandlerGroup{Name: h.Name}
+			if ev.Index <= len(h.Frames) {
+				f := h.Frames[ev.Index-1]
+				g.Tick = f.Tick
+				for i := f.FirstStep; i > 0 && i < f.FirstStep+f.StepCount && i <= len(h.Steps); i++ {
+					st := h.Steps[i-1]
+					hg.Steps = append(hg.Steps, newStepView(st, h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !g.Future))
+				}
+			}
+			g.Handlers = append(g.Handlers, hg)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func newStepView(st playground.Step, divergent bool) stepView {
+	sv := stepView{Index: st.Index, Worker: st.Worker, Kind: st.Kind, SQL: st.SQL, Error: st.Error, Divergent: divergent, Effect: committedEffect(st)}
+	who := st.Worker
+	if who == "" {
+		who = "broker"
+	}
+	switch st.Kind {
+	case playground.StepDeliver:
+		sv.Text = fmt.Sprintf("The broker delivers %s to %s (attempt %d)", st.Message, st.Worker, st.Attempt)
+	case playground.StepSQL:
+		sv.Text = fmt.Sprintf("%s runs %s", who, sqlLabel(st.SQL))
+	case playground.StepBlocked:
+		sv.Text = fmt.Sprintf("%s is blocked on %s (SQLITE_BUSY) and will retry", who, sqlLabel(st.SQL))
+	default:
+		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
+	}
+	if st.Note != "" {
+		sv.Text += ": " + st.Note
+	}
+	var args []string
+	for _, a := range st.Args {
+		args = append(args, a.Name+" = "+cellText(a.Value))
+	}
+	sv.Args = strings.Join(args, ", ")
+	switch {
+	case st.RowsAffected != nil:
+		sv.Rows = plural(int(*st.RowsAffected), "row", "rows") + " changed"
+	case st.RowsFound != nil:
+		sv.Rows = plural(int(*st.RowsFound), "row", "rows") + " found"
+	}
+	for _, c := range append(append([]playground.Change(nil), st.Changes...), st.Reverted...) {
+		sv.Changes = append(sv.Changes, changeText(c))
+	}
+	return sv
+}
+
+func changeText(c playground.Change) string {
+	state := "committed"
+	switch {
+	case c.Pending:
+		state = "pending, inside the transaction"
+	case !c.Committed:
+		state = "undone"
+	}
+	return fmt.Sprintf("%s %s/%s: %s → %s (%s)", c.Op, c.Table, c.Key, rowText(c.Before), rowText(c.After), state)
+}
+
+func rowText(m map[string]any) string {
+	if m == nil {
+		return "∅"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + cellText(m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}

@@ -1,0 +1,314 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/a-h/templ"
+
+	"idemlab/lessons"
+	"idemlab/playground"
+)
+
+// fragmentParam asks for the playground alone, without the page around it:
+// app.js swaps it in place. It never appears in a URL the visitor sees.
+const fragmentParam = "fragment"
+
+func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentParam) == "1" }
+
+// runPlayground runs a state and computes its view. Bad input becomes a 400
+// page whose action leads back to the place's start.
+func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, state pgState) (*playgroundView, error) {
+	back := &link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}
+	sc, err := playground.LookupScenario(state.scenario)
+	if err != nil {
+		return nil, invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "The playground cannot run this link. %s", err)
+	}
+	tr, err := playground.Run(ctx, playground.Request{Scenario: state.scenario, Handlers: state.handlers, Script: state.script, Seed: state.seed})
+	var ie *playground.InputError
+	switch {
+	case errors.As(err, &ie):
+		return nil, invalidf(back, "The playground cannot run this link. %s", ie.Error())
+	case err != nil:
+		return nil, fmt.Errorf("running %s: %w", place.query(state), err)
+	}
+	if state.at > len(tr.Events) {
+		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, plural(len(tr.Events), "event", "events"))
+	}
+	if state.script == "" {
+		state.script = tr.Script
+	}
+	return newPlaygroundView(v, place, state, tr, sc), nil
+}
+
+// ----- /playground and /embed/playground -----
+
+func (s *Server) servePlayground(w http.ResponseWriter, r *http.Request) error {
+	return s.servePlaygroundPage(w, r, false)
+}
+
+func (s *Server) serveEmbedPlayground(w http.ResponseWriter, r *http.Request) error {
+	return s.servePlaygroundPage(w, r, true)
+}
+
+func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, embed bool) error {
+	site := s.site.Load()
+	v := site.view
+	q := r.URL.Query()
+	name := strings.TrimSpace(q.Get("scenario"))
+	if name == "" {
+		if embed {
+			return invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "An embedded playground needs a scenario: add scenario=NAME to the link.")
+		}
+		meta := pageMeta{title: "Playground", description: "Pick a scenario and break it: deliver, redeliver, crash and replay messages against a real SQLite ledger.", canonical: "/playground", section: "playground"}
+		return s.writeRendered(w, r, page(v, meta), scenarioPicker(v, pickerCards(v)))
+	}
+	sc, err := playground.LookupScenario(name)
+	if err != nil {
+		return invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "The playground cannot run this link. %s", err)
+	}
+	place := pagePlace(sc, embed)
+	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	if err != nil {
+		return invalidf(&link{Label: "Back to the start of " + sc.Title, Href: v.path(place.href(place.home))}, "The playground cannot run this link. %s", err)
+	}
+	state.scenario = sc.Name
+	if redirect {
+		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
+		return nil
+	}
+	pv, err := s.runPlayground(r.Context(), v, place, state)
+	if err != nil {
+		return err
+	}
+	if wantsFragment(r) {
+		return s.writeRendered(w, r, nil, LivePlayground(pv))
+	}
+	meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(state), section: "playground"}
+	if embed {
+		return s.writeRendered(w, r, embedPage(v, meta), embedPlaygroundPage(v, pv))
+	}
+	return s.writeRendered(w, r, page(v, meta), playgroundPage(v, pv))
+}
+
+// redirectToState sends a form's answer to the canonical URL of the state
+// it produced (303, so Back skips the form URL); a fragment request stays one.
+func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery string) {
+	if wantsFragment(r) {
+		path, _, _ := strings.Cut(withQuery, "#")
+		target = path + "&" + fragmentParam + "=1"
+	}
+	w.Header()["Cache-Control"] = noStore
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// ----- A lesson's block with its own state -----
+
+// serveLessonState is /lessons/{slug}?pg=pg-1&…: the lesson with one block
+// in the state its URL names.
+func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug string, embed bool) error {
+	site := s.site.Load()
+	v := site.view
+	pos, ok := positionOf(v.course, slug)
+	if !ok {
+		return unknownLesson(slug)
+	}
+	l := v.course.Lessons[pos.number-1]
+	q := r.URL.Query()
+	id := q.Get("pg")
+	var spec *lessons.PlaygroundSpec
+	for _, p := range l.Playgrounds {
+		if p.ID == id {
+			spec = p
+		}
+	}
+	lessonHref := lessonPath(slug)
+	if embed {
+		lessonHref = embedPath(slug)
+	}
+	if spec == nil {
+		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", truncate(id, 40), plural(len(l.Playgrounds), "playground", "playgrounds"))
+	}
+	sc, err := playground.LookupScenario(spec.Scenario)
+	if err != nil {
+		return err // the lessons package validated it: this is our bug
+	}
+	place := lessonPlace(slug, spec, embed)
+	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	if err != nil {
+		return invalidf(&link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}, "The playground cannot run this link. %s", err)
+	}
+	if redirect {
+		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
+		return nil
+	}
+	pv, err := s.runPlayground(r.Context(), v, place, state)
+	if err != nil {
+		return err
+	}
+	if wantsFragment(r) {
+		return s.writeRendered(w, r, nil, LivePlayground(pv))
+	}
+	views := site.blocks[lessonKey(slug, embed)]
+	pgs := make(map[string]*playgroundView, len(views))
+	for k, pv := range views {
+		pgs[k] = pv
+	}
+	pgs[spec.ID] = pv
+	meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+	if embed {
+		return s.writeRendered(w, r, embedPage(v, meta), embedLessonPage(v, l, pos, pgs))
+	}
+	if pos.prev != nil {
+		meta.prev = lessonPath(pos.prev.Slug)
+	}
+	if pos.next != nil {
+		meta.next = lessonPath(pos.next.Slug)
+	}
+	return s.writeRendered(w, r, page(v, meta), lessonPage(v, l, pos, pgs))
+}
+
+func lessonKey(slug string, embed bool) string {
+	if embed {
+		return "embed/" + slug
+	}
+	return slug
+}
+
+// blockViews runs every playground block of a lesson in its initial state,
+// for the pre-rendered page. A block that cannot run keeps the static view
+// of its spec (the lessons package has already reported why).
+func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgroundView {
+	out := map[string]*playgroundView{}
+	for _, spec := range l.Playgrounds {
+		sc, err := playground.LookupScenario(spec.Scenario)
+		if err != nil {
+			continue
+		}
+		place := lessonPlace(l.Slug, spec, embed)
+		tr, err := playground.Run(context.Background(), playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: spec.Script})
+		if err != nil {
+			continue
+		}
+		state := place.home
+		state.script = tr.Script
+		out[spec.ID] = newPlaygroundView(v, place, state, tr, sc)
+	}
+	return out
+}
+
+// ----- Writing dynamic pages -----
+
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level: no error
+	return zw
+}}
+
+// writeRendered renders content (inside layout, unless nil) into a buffer
+// and writes it with an ETag, gzip-compressed (fast) when the client
+// accepts it. Nothing is written if rendering fails.
+func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
+	var buf bytes.Buffer
+	var err error
+	if layout == nil {
+		err = content.Render(r.Context(), &buf)
+	} else {
+		err = layout.Render(templ.WithChildren(r.Context(), content), &buf)
+	}
+	if err != nil {
+		return err
+	}
+	writeBody(w, r, htmlContentType, buf.Bytes())
+	return nil
+}
+
+func writeBody(w http.ResponseWriter, r *http.Request, contentType []string, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = contentType
+	h["Cache-Control"] = revalidate
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	gz := len(body) >= minGzipSize && acceptsGzip(r.Header.Get("Accept-Encoding"))
+	if len(body) >= minGzipSize {
+		h["Vary"] = varyAcceptEncoding
+	}
+	if gz {
+		etag = etag[:len(etag)-1] + `-gz"`
+	}
+	h["Etag"] = []string{etag}
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if gz {
+		var zbuf bytes.Buffer
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(&zbuf)
+		zw.Write(body)
+		zw.Close()
+		gzipWriters.Put(zw)
+		body = zbuf.Bytes()
+		h["Content-Encoding"] = gzipEncoding
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// ----- GET /api/v1/run -----
+
+var jsonContentType = []string{"application/json; charset=utf-8"}
+
+// apiError is the body of a failed API call.
+type apiError struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+// serveRunAPI answers the trace of a run as JSON (the schema is the
+// playground package's Trace), or 400 with {"error", "field"} on bad input.
+func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
+	req, err := playground.RequestFromQuery(r.URL.Query())
+	if err == nil {
+		var tr *playground.Trace
+		tr, err = playground.Run(r.Context(), req)
+		if err == nil {
+			body, err := json.Marshal(tr)
+			if err != nil {
+				return err
+			}
+			writeBody(w, r, jsonContentType, append(body, '\n'))
+			return nil
+		}
+	}
+	var ie *playground.InputError
+	status, body := http.StatusBadRequest, apiError{}
+	if errors.As(err, &ie) {
+		body = apiError{Error: ie.Error(), Field: ie.Field}
+	} else {
+		s.logger.ErrorContext(r.Context(), "run failed", "query", r.URL.RawQuery, "err", err)
+		status, body = http.StatusInternalServerError, apiError{Error: "internal error: the run failed on the server"}
+	}
+	out, _ := json.Marshal(body) // two strings: cannot fail
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
+	h["Content-Length"] = []string{strconv.Itoa(len(out) + 1)}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(append(out, '\n'))
+	}
+	return nil
+}

@@ -1,0 +1,538 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"idemlab/lessons"
+	"idemlab/playground"
+)
+
+// playgroundView is everything the playground component draws, computed
+// from one trace at one event cursor. The templates only lay it out.
+type playgroundView struct {
+	id       string // element id: the lesson block's id, or "playground"
+	place    pgPlace
+	state    pgState
+	self     string // this state's href (site path, base included)
+	fullSize string // the same state in the full-size playground ("" there)
+	trace    *playground.Trace
+	scenario *playground.Scenario
+	spec     *lessons.PlaygroundSpec
+
+	at, total int
+	events    []eventView
+	handlers  []*handlerView
+	messages  []messageView
+	workers   []workerView
+	controls  controlsView
+	diagram   diagramView
+	steps     []stepGroup // the step list: the diagram's text equivalent
+	div       *divergenceView
+	announce  string // the verdicts in one sentence, for the live region
+	keyFigure string // "acc-1 balance", "ord-1 shipments"
+	tickUnit  string
+	clock     int64
+}
+
+type eventView struct {
+	Index     int
+	Text      string
+	Href      string
+	Current   bool // the cursor is on it
+	Future    bool // after the cursor: dimmed
+	Divergent bool // the first divergent event
+}
+
+type divergenceView struct {
+	Event   int
+	Text    string // "event 3 · redeliver msg-1"
+	Handler string
+	Step    int
+	Detail  string
+}
+
+type handlerView struct {
+	Index       int
+	Name        string
+	Description string
+	Idempotent  bool
+	Why         string
+	Verdict     string // at the cursor: ok, duplicate-effect, lost-effect
+	Label       string // "Correct", "Duplicate effect", "Lost effect"
+	Sentence    string // "credited twice: msg-1 applied at steps 2 and 10"
+	Expect      string // the lesson's expected verdict, if any
+	Figures     []figureView
+	Tables      []tableView
+	Chart       chartView
+	Divergence  *playground.Divergence // when it happened at or before the cursor
+}
+
+type figureView struct {
+	Label    string // "acc-1"
+	Expected string
+	Actual   string
+	Differs  bool
+}
+
+type tableView struct {
+	Name    string
+	Columns []string
+	Rows    []rowView
+}
+
+type rowView struct {
+	Cells   []string
+	Changed bool
+}
+
+// ----- Building -----
+
+// newPlaygroundView computes the view of a trace at the state's cursor.
+func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+	pv := &playgroundView{
+		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.spec,
+		total: len(tr.Events), tickUnit: tr.TickUnit,
+	}
+	if place.block != "" {
+		pv.id = place.block
+	}
+	pv.at = state.cursor(pv.total)
+	pv.self = v.path(place.href(state))
+	if place.kind != placePage {
+		pv.fullSize = v.path(fullSizeHref(state))
+	}
+	if pv.at > 0 && len(tr.Handlers) > 0 {
+		pv.clock = tr.Handlers[0].Frames[pv.at-1].Tick
+	}
+	pv.keyFigure = keyFigureIndexLabel(tr, sc)
+
+	// The first divergence shown is the earliest at or before the cursor.
+	for _, h := range tr.Handlers {
+		if d := h.FirstDivergence; d != nil && d.Event > 0 && d.Event <= pv.at {
+			if pv.div == nil || d.Event < pv.div.Event || d.Event == pv.div.Event && d.Step < pv.div.Step {
+				pv.div = &divergenceView{Event: d.Event, Text: fmt.Sprintf("event %d · %s", d.Event, d.EventText), Handler: h.Name, Step: d.Step, Detail: d.Detail}
+			}
+		}
+	}
+	for i, ev := range tr.Events {
+		pv.events = append(pv.events, eventView{
+			Index: ev.Index, Text: ev.Text,
+			Href:      v.path(place.href(state.withAt(ev.Index, pv.total))),
+			Current:   ev.Index == pv.at,
+			Future:    ev.Index > pv.at,
+			Divergent: pv.div != nil && pv.div.Event == i+1,
+		})
+	}
+	kf := keyFigureIndex(tr)
+	for i, h := range tr.Handlers {
+		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, place.spec))
+	}
+	scaleCharts(pv.handlers)
+	var parts []string
+	for _, h := range pv.handlers {
+		parts = append(parts, h.Name+": "+h.Label+", "+h.Sentence)
+	}
+	pv.announce = strings.Join(parts, ". ") + "."
+	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
+	pv.controls = newControls(v, pv)
+	pv.diagram = newDiagram(pv)
+	pv.steps = newStepGroups(pv)
+	return pv
+}
+
+var verdictLabels = map[string]string{
+	playground.VerdictOK:        "Correct",
+	playground.VerdictDuplicate: "Duplicate effect",
+	playground.VerdictLost:      "Lost effect",
+}
+
+func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec) *handlerView {
+	hv := &handlerView{Index: i, Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why}
+	if spec != nil {
+		hv.Expect = spec.Expect[h.Name]
+	}
+	expected, actual := initialFigures(sc), initialFigures(sc)
+	var ledger []playground.TableRows
+	var changed []string
+	if at > 0 {
+		f := h.Frames[at-1]
+		expected, actual, ledger, changed = f.Expected, f.Actual, f.Ledger, f.Changed
+	} else if len(h.Frames) > 0 {
+		ledger = initialLedger(sc, h.Frames[0].Ledger)
+	}
+	if d := h.FirstDivergence; d != nil && d.Event > 0 && d.Event <= at {
+		hv.Divergence = d
+	}
+
+	// Verdict at the cursor: the same rule as the engine's, on the frame.
+	hv.Verdict = playground.VerdictOK
+	for j := range expected {
+		if j < len(actual) && expected[j] != actual[j] {
+			hv.Verdict = playground.VerdictLost
+			if actual[j].Value > expected[j].Value {
+				hv.Verdict = playground.VerdictDuplicate
+			}
+			break
+		}
+	}
+	hv.Label = verdictLabels[hv.Verdict]
+	hv.Sentence = verdictSentence(hv.Verdict, h, sc, at, expected, actual)
+
+	for j := range expected {
+		fv := figureView{Label: figureLabel(expected[j]), Expected: figureValue(expected[j])}
+		if j < len(actual) {
+			fv.Actual = figureValue(actual[j])
+			fv.Differs = expected[j] != actual[j]
+		}
+		hv.Figures = append(hv.Figures, fv)
+	}
+	for _, t := range ledger {
+		if !tableShown(t, sc) {
+			continue
+		}
+		tv := tableView{Name: t.Table, Columns: t.Columns}
+		for _, r := range t.Rows {
+			rv := rowView{Changed: slices.Contains(changed, t.Table+"/"+r.Key)}
+			for _, val := range r.Values {
+				rv.Cells = append(rv.Cells, cellText(val))
+			}
+			tv.Rows = append(tv.Rows, rv)
+		}
+		hv.Tables = append(hv.Tables, tv)
+	}
+	hv.Chart = newChart(h, sc, at, kf)
+	return hv
+}
+
+// tableShown hides the tables a scenario never uses (orders in a story of
+// accounts); the dedupe table always shows, empty or not: its emptiness
+// is the point for a naive handler.
+func tableShown(t playground.TableRows, sc *playground.Scenario) bool {
+	switch t.Table {
+	case "accounts":
+		return len(sc.Accounts) > 0 || len(t.Rows) > 0
+	case "orders", "shipments":
+		return len(sc.Orders) > 0 || len(t.Rows) > 0
+	}
+	return true
+}
+
+func cellText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func figureLabel(f playground.Figure) string {
+	if f.Table == "orders" {
+		return f.Key + " shipments"
+	}
+	return f.Key + " balance"
+}
+
+func figureValue(f playground.Figure) string {
+	if f.Table == "orders" {
+		return fmt.Sprintf("%s, %s", f.State, plural(int(f.Value), "parcel", "parcels"))
+	}
+	return strconv.FormatInt(f.Value, 10)
+}
+
+// initialFigures are the figures before any event: the scenario's ledger.
+func initialFigures(sc *playground.Scenario) []playground.Figure {
+	var out []playground.Figure
+	for _, a := range sc.Accounts {
+		out = append(out, playground.Figure{Table: "accounts", Key: a.ID, Value: a.Balance})
+	}
+	for _, o := range sc.Orders {
+		out = append(out, playground.Figure{Table: "orders", Key: o.ID, State: o.State})
+	}
+	return out
+}
+
+// initialLedger is the ledger before any event, in the tables and columns
+// of a frame: the scenario's accounts and orders, every other table empty.
+func initialLedger(sc *playground.Scenario, like []playground.TableRows) []playground.TableRows {
+	out := make([]playground.TableRows, len(like))
+	for i, t := range like {
+		out[i] = playground.TableRows{Table: t.Table, Columns: t.Columns}
+		switch t.Table {
+		case "accounts":
+			for _, a := range sc.Accounts {
+				out[i].Rows = append(out[i].Rows, playground.Row{Key: a.ID, Values: []any{a.ID, a.Balance}})
+			}
+		case "orders":
+			for _, o := range sc.Orders {
+				out[i].Rows = append(out[i].Rows, playground.Row{Key: o.ID, Values: []any{o.ID, o.State, nil}})
+			}
+		}
+	}
+	return out
+}
+
+// effectSteps lists, per message, the steps whose commit changed a
+// business figure (a balance, an order's state, a shipment), up to the
+// cursor: each is one application of the message's effect.
+func effectSteps(h *playground.HandlerTrace, at int) map[string][]int {
+	out := map[string][]int{}
+	for _, st := range h.Steps {
+		if st.Event > at {
+			break
+		}
+		if st.Message == "" {
+			continue
+		}
+		for _, c := range st.Changes {
+			if c.Committed && isEffect(c) {
+				out[st.Message] = append(out[st.Message], st.Index)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func isEffect(c playground.Change) bool {
+	switch c.Table {
+	case "accounts":
+		return c.Op != "update" || fmt.Sprint(c.Before["balance"]) != fmt.Sprint(c.After["balance"])
+	case "orders":
+		return c.Op != "update" || fmt.Sprint(c.Before["state"]) != fmt.Sprint(c.After["state"])
+	case "shipments":
+		return true
+	}
+	return false
+}
+
+// verdictSentence says in words what went wrong, per message.
+func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.Scenario, at int, expected, actual []playground.Figure) string {
+	if verdict == playground.VerdictOK {
+		if at == 0 {
+			return "nothing has happened yet"
+		}
+		return "correct: every message took effect exactly once"
+	}
+	effects := effectSteps(h, at)
+	var parts []string
+	for _, m := range sc.Messages {
+		steps := effects[m.ID]
+		if len(steps) < 2 {
+			continue
+		}
+		verb := "credited"
+		if m.Kind == playground.KindShip {
+			verb = "shipped"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s: %s applied at steps %s", verb, timesText(len(steps)), m.ID, andList(steps)))
+	}
+	for _, vi := range h.Violations {
+		if vi.Kind == playground.VerdictLost && vi.Event <= at && vi.MessageID != "" {
+			parts = append(parts, "lost the effect of "+vi.MessageID+" ("+vi.Detail+")")
+		}
+	}
+	if len(parts) == 0 {
+		for j := range expected {
+			if j < len(actual) && expected[j] != actual[j] {
+				parts = append(parts, fmt.Sprintf("%s is %s, expected %s", figureLabel(expected[j]), figureValue(actual[j]), figureValue(expected[j])))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func timesText(n int) string {
+	switch n {
+	case 2:
+		return "twice"
+	case 3:
+		return "three times"
+	}
+	return strconv.Itoa(n) + " times"
+}
+
+func andList(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// keyFigureIndex picks the figure the chart follows: the first that ends
+// up wrong for some handler, else the first.
+func keyFigureIndex(tr *playground.Trace) int {
+	for _, h := range tr.Handlers {
+		for j := range h.Expected {
+			if j < len(h.Actual) && h.Expected[j] != h.Actual[j] {
+				return j
+			}
+		}
+	}
+	return 0
+}
+
+func keyFigureIndexLabel(tr *playground.Trace, sc *playground.Scenario) string {
+	fs := initialFigures(sc)
+	if k := keyFigureIndex(tr); k < len(fs) {
+		return figureLabel(fs[k])
+	}
+	return ""
+}
+
+// ----- Broker status at the cursor -----
+
+type messageView struct {
+	ID      string
+	What    string // "credit 50 to acc-1"
+	Status  string // "not delivered yet", "acked", …
+	Settled bool   // acked: redelivering it makes no sense (the broker forgot it)
+	Control messageControls
+}
+
+type workerView struct {
+	Name    string
+	Status  string // "idle", "running msg-1"
+	Busy    bool
+	Control workerControls
+}
+
+// brokerStatus reads each message's and worker's situation at the cursor
+// from the first handler's steps (the broker behaves the same for every
+// handler, except that a handler may finish sooner).
+func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]messageView, []workerView) {
+	msgStatus := map[string]string{}
+	settled := map[string]bool{}
+	busy := map[string]string{}
+	for _, h := range tr.Handlers {
+		for _, st := range h.Steps {
+			if st.Event > at {
+				break
+			}
+			switch st.Kind {
+			case playground.StepDeliver:
+				busy[st.Worker] = st.Message
+			case playground.StepAck, playground.StepAckLost, playground.StepAckRefused, playground.StepAbort:
+				if busy[st.Worker] == st.Message {
+					delete(busy, st.Worker)
+				}
+			case playground.StepCrash, playground.StepRestart:
+				delete(busy, st.Worker)
+			}
+		}
+	}
+	if len(tr.Handlers) > 0 {
+		for _, st := range tr.Handlers[0].Steps {
+			if st.Event > at {
+				break
+			}
+			settleable := true
+			switch st.Kind {
+			case playground.StepDeliver:
+				msgStatus[st.Message] = "running on " + st.Worker
+			case playground.StepAck:
+				msgStatus[st.Message] = "acked: the broker forgot it"
+			case playground.StepAckLost:
+				msgStatus[st.Message] = "ack lost: comes back when its lease ends"
+			case playground.StepAckRefused:
+				msgStatus[st.Message] = "late ack refused"
+			case playground.StepCrash:
+				if st.Message != "" {
+					msgStatus[st.Message] = "unacked: its worker crashed"
+				}
+			case playground.StepLeaseExpired:
+				msgStatus[st.Message] = "lease expired: may be delivered again"
+			case playground.StepDeadLetter:
+				msgStatus[st.Message] = "dead-lettered"
+			default:
+				settleable = false
+			}
+			if settleable && st.Message != "" {
+				settled[st.Message] = st.Kind == playground.StepAck
+			}
+		}
+	}
+	var msgs []messageView
+	for _, m := range sc.Messages {
+		mv := messageView{ID: m.ID, Status: msgStatus[m.ID], Settled: settled[m.ID]}
+		if mv.Status == "" {
+			mv.Status = "not delivered yet"
+		}
+		if m.Kind == playground.KindShip {
+			mv.What = "ship " + m.OrderID
+		} else {
+			mv.What = fmt.Sprintf("credit %d to %s", m.Amount, m.AccountID)
+		}
+		msgs = append(msgs, mv)
+	}
+	var workers []workerView
+	for _, w := range sc.Workers {
+		wv := workerView{Name: w, Status: "idle"}
+		if m, ok := busy[w]; ok {
+			wv.Status, wv.Busy = "holding "+m, true
+		}
+		workers = append(workers, wv)
+	}
+	return msgs, workers
+}
+
+// ----- Small helpers for the templates -----
+
+func handlerNames(pv *playgroundView) []string {
+	out := make([]string, len(pv.trace.Handlers))
+	for i, h := range pv.trace.Handlers {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// homeHref is where this playground started, for the script that restores
+// blocks the Back button leaves behind.
+func (pv *playgroundView) homeHref() string {
+	return pv.self[:len(pv.self)-len(pv.place.href(pv.state))] + pv.place.queryHref(pv.place.home)
+}
+
+func pgKeysWhere(pv *playgroundView) string {
+	if pv.place.inLesson() {
+		return " (click or tab into it first)"
+	}
+	return ""
+}
+
+func crossPath(x, y int) string {
+	return fmt.Sprintf("M%d %dL%d %dM%d %dL%d %d", x-5, y-5, x+5, y+5, x+5, y-5, x-5, y+5)
+}
+
+// labelY puts an arrow's label above the line and a mark's beside it.
+func labelY(r diagramRow) int {
+	if r.Arrow {
+		return r.Y - 8
+	}
+	return r.Y
+}
+
+// pickerCard is one scenario on the picker page.
+type pickerCard struct {
+	Name, Title, Story, Handlers, Script, Href string
+}
+
+func pickerCards(v *siteView) []pickerCard {
+	var out []pickerCard
+	for _, sc := range playground.Scenarios() {
+		out = append(out, pickerCard{
+			Name: sc.Name, Title: sc.Title, Story: sc.Story, Script: sc.DefaultScript,
+			Handlers: strings.Join(sc.Handlers, ", "),
+			Href:     v.path("/playground?scenario=" + queryEscape(sc.Name)),
+		})
+	}
+	return out
+}
