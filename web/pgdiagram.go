@@ -242,20 +242,20 @@ const (
 )
 
 type chartView struct {
-	Width, Height      int
-	Expected, Actual   []int64 // per event, index 0 = before any event
-	ExpectedPts        string
-	ActualPts          string
-	Dots               []chartDot
-	YTicks             []chartTick
-	XTicks             []chartTick
-	CursorX            int
-	DivX               int // -1 when no divergence shown
-	Left, Right, Base  int
-	Top                int
-	Label              string // figure label
-	Desc               string // for screen readers
-	min, max           int64
+	Width, Height     int
+	Expected, Actual  []int64 // per event, index 0 = before any event
+	ExpectedPts       string
+	ActualPts         string
+	Dots              []chartDot
+	YTicks            []chartTick
+	XTicks            []chartTick
+	CursorX           int
+	DivX              int // -1 when no divergence shown
+	Left, Right, Base int
+	Top               int
+	Label             string // figure label
+	Desc              string // for screen readers
+	min, max          int64
 }
 
 type chartDot struct {
