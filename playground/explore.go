@@ -102,6 +102,13 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 			return nil, err
 		}
 		err = x.explore()
+		if err == nil && x.failure != nil {
+			x.ce, err = x.counterexample(source)
+		}
+		if x.spare != nil {
+			x.spare.close()
+			x.spare = nil
+		}
 		res.Schedules += x.schedules
 		res.DistinctStates += len(x.nodes)
 		res.Runs += x.runs
@@ -115,12 +122,8 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 			res.Error = x.refused
 			return res, nil
 		}
-		if x.failure != nil {
-			ce, err := x.counterexample(source)
-			if err != nil {
-				return nil, err
-			}
-			res.Counterexample = ce
+		if x.ce != nil {
+			res.Counterexample = x.ce
 			return res, nil
 		}
 		if x.schedules == 0 {
@@ -164,6 +167,8 @@ type explorer struct {
 	runs      int
 
 	failure    *exploreFailure
+	ce         *Counterexample
+	spare      *ledger       // a finished run's ledger, reset for the next run
 	refused    *HandlerError // the sandbox refused a statement: stop
 	firstError *HandlerError // the first SQL error (a constraint, say)
 }
@@ -272,14 +277,67 @@ func (a exploreBudget) minus(c exploreBudget) exploreBudget {
 // worker connection sandboxed.
 func (x *explorer) newSim() (*sim, error) {
 	x.runs++
+	if l := x.spare; l != nil {
+		x.spare = nil
+		if s, err := x.reuse(l); err == nil {
+			return s, nil
+		}
+		l.close()
+	}
 	return exploreNewSim(x.ctx, x.sc, x.tmpl, x.h)
 }
 
-func exploreNewSim(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler) (*sim, error) {
-	l, err := openLedger(tmpl)
+// release gives a finished run's ledger back for the next run.
+func (x *explorer) release(s *sim) {
+	if x.spare == nil {
+		x.spare = s.l
+		return
+	}
+	s.l.close()
+}
+
+// reuse resets a released ledger to the scenario's initial rows, keeping
+// its (sandboxed) connections: opening and confining connections and
+// restoring is most of a fresh run's cost. Every worker's open transaction
+// is rolled back, then the template is restored over the pinned connection
+// with the backup API, as openLedger does.
+func (x *explorer) reuse(l *ledger) (*sim, error) {
+	for _, c := range l.conns {
+		if c.inTx || len(c.pending) > 0 {
+			execRaw(c.conn, "ROLLBACK") // "no transaction is active" is fine
+		}
+		c.inTx, c.pending, c.stmt, c.message = false, nil, c.stmt[:0], ""
+	}
+	raw := l.pinned.conn
+	if sc, ok := raw.(*sandboxConn); ok {
+		raw = sc.Conn
+	}
+	rc, ok := raw.(restoreConn)
+	if !ok {
+		return nil, fmt.Errorf("explore: the ledger's connection cannot restore")
+	}
+	b, err := rc.NewRestore(x.tmpl.uri)
+	if err == nil {
+		_, err = b.Step(-1)
+		if ferr := b.Finish(); err == nil {
+			err = ferr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
+	l.committed = x.tmpl.initial.clone()
+	s := exploreSim(x.ctx, x.sc, x.h, l)
+	for _, c := range l.conns {
+		if w := s.byName[c.name]; w != nil {
+			w.db = c
+		}
+	}
+	return s, nil
+}
+
+// exploreSim is a run's Go state over a ledger, as runHandler builds it.
+func exploreSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	s := &sim{
 		ctx: ctx, sc: sc, h: h, l: l,
 		byName: map[string]*worker{}, msgs: map[string]*msgState{},
@@ -294,6 +352,15 @@ func exploreNewSim(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *H
 		s.msgs[sc.Messages[i].ID] = &msgState{m: &sc.Messages[i]}
 	}
 	l.onCommit = s.committed
+	return s
+}
+
+func exploreNewSim(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler) (*sim, error) {
+	l, err := openLedger(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	s := exploreSim(ctx, sc, h, l)
 	if err := sandboxWorkers(s); err != nil {
 		l.close()
 		return nil, err
@@ -337,7 +404,7 @@ func (x *explorer) replay(events []Event) (*sim, error) {
 	for _, ev := range events {
 		ok, err := x.step(s, ev)
 		if err != nil || !ok {
-			s.l.close()
+			x.release(s)
 			if err == nil {
 				err = fmt.Errorf("explore: replaying %q did not reproduce the schedule", (&Script{Events: events}).String())
 			}
@@ -367,7 +434,7 @@ func (x *explorer) explore() error {
 func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreNode) error {
 	defer func() {
 		if s != nil {
-			s.l.close()
+			x.release(s)
 		}
 	}()
 	node.addExpansion(bud)
@@ -402,7 +469,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 			return err
 		}
 		if !ok {
-			s.l.close()
+			x.release(s)
 			s = nil
 			continue
 		}
@@ -411,7 +478,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 		node.addEdge(exploreEdge{event: a.ev.String(), cost: a.cost, to: k})
 		cn, seen := x.nodes[k]
 		if seen && x.prune && cn.coveredBy(nb) {
-			s.l.close()
+			x.release(s)
 			s = nil
 			continue
 		}
@@ -423,7 +490,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 			x.schedules++
 			if inv, detail := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual()); inv != "" {
 				x.failure = &exploreFailure{events: child, invariant: inv, detail: detail}
-				s.l.close()
+				x.release(s)
 				s = nil
 				return errExploreStop
 			}
@@ -722,17 +789,17 @@ func (x *explorer) evaluate(events []Event) (*sim, *exploreFailure, error) {
 			err, ok = nil, false
 		}
 		if err != nil || !ok {
-			s.l.close()
+			x.release(s)
 			return nil, nil, err
 		}
 	}
 	if !x.settled(s) {
-		s.l.close()
+		x.release(s)
 		return nil, nil, nil
 	}
 	inv, detail := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual())
 	if inv == "" {
-		s.l.close()
+		x.release(s)
 		return nil, nil, nil
 	}
 	return s, &exploreFailure{events: events, invariant: inv, detail: detail}, nil
@@ -759,7 +826,7 @@ func (x *explorer) shrink(f *exploreFailure) (*exploreFailure, error) {
 				return nil, err
 			}
 			if nf != nil {
-				s.l.close()
+				x.release(s)
 				f, improved = nf, true
 				break
 			}
@@ -920,7 +987,7 @@ func (x *explorer) counterexample(source string) (*Counterexample, error) {
 	if nf == nil {
 		return nil, fmt.Errorf("explore: the counterexample did not reproduce")
 	}
-	defer s.l.close()
+	defer x.release(s)
 	script := (&Script{Events: f.events}).String()
 	q := url.Values{"scenario": {x.sc.Name}, "script": {script}, "handler": {source}}
 	ce := &Counterexample{

@@ -267,3 +267,17 @@ func FuzzCheckInput(f *testing.F) {
 		}
 	})
 }
+
+func TestCheck_LeavesNoLedgerOpen(t *testing.T) {
+	before := openLedgers.Load()
+	for _, ex := range exerciseFixtures(t) {
+		for _, src := range []string{ex.Start, ex.Solution, "@on credit\nSELECT nothing;\n"} {
+			if _, err := Check(context.Background(), ex, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if after := openLedgers.Load(); after != before {
+		t.Errorf("%d ledgers left open", after-before)
+	}
+}
