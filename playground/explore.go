@@ -92,6 +92,7 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 	if !prune {
 		limit = 10 * time.Minute // the naive enumeration is only measured, in tests
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	b := ex.Bounds.withDefaults()
@@ -113,7 +114,10 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		res.DistinctStates += len(x.nodes)
 		res.Runs += x.runs
 		if err != nil {
-			if ctx.Err() == context.DeadlineExceeded && !errors.Is(err, context.Canceled) {
+			if parent.Err() != nil {
+				return nil, parent.Err()
+			}
+			if ctx.Err() == context.DeadlineExceeded {
 				return nil, fmt.Errorf("the check took longer than %v; it was stopped", limit)
 			}
 			return nil, err
@@ -1027,10 +1031,10 @@ func exploreStory(s *sim, events []Event) string {
 				steps = append(steps, st)
 			}
 		}
-		worker := ev.Worker
+		worker, copyNote := ev.Worker, false
 		for _, st := range steps {
 			if st.Kind == StepDeliver {
-				worker = st.Worker
+				worker, copyNote = st.Worker, strings.Contains(st.Note, "second copy")
 				break
 			}
 		}
@@ -1038,6 +1042,9 @@ func exploreStory(s *sim, events []Event) string {
 		switch ev.Kind {
 		case EventDeliver:
 			p = "deliver " + ev.Message + " to " + worker
+			if copyNote {
+				p = "the broker hands a second copy of " + ev.Message + " to " + worker
+			}
 		case EventRedeliver:
 			p = "redeliver " + ev.Message + " to " + worker
 		case EventPublish:
@@ -1047,6 +1054,9 @@ func exploreStory(s *sim, events []Event) string {
 			}
 		case EventStart:
 			p = worker + " receives " + ev.Message
+			if copyNote {
+				p = worker + " receives a second copy of " + ev.Message
+			}
 		case EventStep:
 			p = stepStory(ev.Worker, steps)
 		case EventFinish:
@@ -1102,10 +1112,13 @@ func stepStory(w string, steps []Step) string {
 			what = append(what, "stops")
 		}
 	}
-	if len(what) == 0 {
+	switch len(what) {
+	case 0:
 		return w + " steps"
+	case 1:
+		return w + " runs " + what[0]
 	}
-	return w + " runs " + strings.Join(what, ", ")
+	return w + " runs " + strings.Join(what[:len(what)-1], ", ") + " and " + what[len(what)-1]
 }
 
 // cleanSQLError drops the driver's prefix and result code from an error:

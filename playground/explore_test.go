@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -279,5 +280,55 @@ func TestCheck_LeavesNoLedgerOpen(t *testing.T) {
 	}
 	if after := openLedgers.Load(); after != before {
 		t.Errorf("%d ledgers left open", after-before)
+	}
+}
+
+func TestCheck_StopsAtTheDeadline(t *testing.T) {
+	ex := exerciseByID(t, "race-check-then-insert")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	time.Sleep(2 * time.Millisecond)
+	if _, err := Check(ctx, ex, ex.Solution); err != context.DeadlineExceeded {
+		t.Errorf("got %v, want the context's deadline", err)
+	}
+}
+
+// TestCheck_Golden pins every built-in exercise's answer for its start
+// and its solution (go test -run TestCheck_Golden -update rewrites it).
+func TestCheck_Golden(t *testing.T) {
+	type entry struct {
+		Handler string       `json:"handler"`
+		Result  *CheckResult `json:"result"`
+	}
+	var got []entry
+	for _, ex := range exerciseFixtures(t) {
+		for _, c := range []struct{ name, src string }{{"start", ex.Start}, {"solution", ex.Solution}} {
+			res, err := Check(context.Background(), ex, c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Counterexample != nil {
+				res.Counterexample.Query = "…" // the handler source, already in the fixture
+			}
+			got = append(got, entry{ex.ID + "/" + c.name, res})
+		}
+	}
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	path := filepath.Join("testdata", "check.golden.json")
+	if *update {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != string(b) {
+		t.Errorf("check results differ from %s (run with -update after checking the difference):\n%s", path, b)
 	}
 }
