@@ -68,6 +68,24 @@ type Counterexample struct {
 	SQLError *HandlerError `json:"sql_error,omitempty"`
 }
 
+// The checker's model. A schedule is a script of events (the playground's
+// grammar) chosen by the explorer, depth first, in a fixed order: deliver
+// each message in scope (to each idle worker when there are several), with
+// every fault the budget still allows (lose-ack, crash-after N for every
+// statement N, crash-before-ack); with Interleave, start a delivery and
+// step each busy worker one statement at a time, crash a busy worker,
+// expire a lease, hand out a second copy; publish again, replay, restart,
+// prune, advance the clock. A schedule is complete ("settled") when no
+// worker holds a message and every delivered message is acked (or
+// dead-lettered): before that the broker still owes a redelivery, and a
+// missing effect is not yet lost. Each settled state is checked against the
+// exercise's invariants. Two schedules that reach the same state (hashed:
+// clock, broker, workers, uncommitted and committed rows) have the same
+// future, so the second is not extended unless it has more budget left.
+// A failing schedule is shrunk (drop an event, merge steps or clock jumps,
+// a started delivery made whole, earlier messages and workers) while it
+// still fails, and told as a story.
+
 // Check parses the learner's handler and checks it against every schedule
 // within the exercise's bounds, in each of its scenarios. It stops at the
 // first schedule that breaks an invariant and shrinks it to a minimal one.

@@ -332,3 +332,26 @@ func TestCheck_Golden(t *testing.T) {
 		t.Errorf("check results differ from %s (run with -update after checking the difference):\n%s", path, b)
 	}
 }
+
+// TestCheck_NearMissesFail: plausible wrong answers a learner might try
+// must each get a counterexample.
+func TestCheck_NearMissesFail(t *testing.T) {
+	for _, c := range []struct{ exercise, name, source string }{
+		{"dedupe-credit", "dedupe row in its own transaction", "@on credit\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\n"},
+		{"dedupe-credit", "check, then apply, then insert", "@on credit\nSELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);\n"},
+		{"reorder-mark", "mark after", "@on credit\nSELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\nBEGIN;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);\n"},
+		{"conditional-ship", "guard without a stop", "@on ship\nBEGIN;\nUPDATE orders SET state = 'shipped', shipped_at = :now WHERE id = :order_id AND state = 'paid';\nINSERT INTO shipments(order_id, message_id, shipped_at) VALUES (:order_id, :message_id, :now);\nCOMMIT;\n"},
+		{"race-check-then-insert", "dedupe row after the credit", "@on credit\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n"},
+		{"dedupe-retention", "covers the retry window only", strings.Replace(exerciseByID(t, "dedupe-retention").Solution, ":now - 168", ":now - 100", 1)},
+	} {
+		res, err := Check(context.Background(), exerciseByID(t, c.exercise), c.source)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.Passed || res.Counterexample == nil {
+			t.Errorf("%s/%s: no counterexample: %+v", c.exercise, c.name, res)
+			continue
+		}
+		t.Logf("%s/%s: %s", c.exercise, c.name, res.Counterexample.Story)
+	}
+}
