@@ -4,6 +4,8 @@
 //	idemlab [serve] [-addr HOST:PORT] [-lessons DIR] [-public-url URL]
 //	        [-frame-ancestors ORIGINS] [-log-format text|json]
 //	idemlab lint [DIR]
+//	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-json]
+//	idemlab scenarios | handlers
 //	idemlab health [-url URL]
 //	idemlab version
 //
@@ -29,11 +31,12 @@ func main() {
 	}
 }
 
-// exitStatus is 2 for a command line that could not be understood, 1 for
-// anything else that went wrong.
+// exitStatus is 2 for a command line that could not be understood or input
+// the engine refused, 1 for anything else that went wrong.
 func exitStatus(err error) int {
 	var usage *usageError
-	if errors.As(err, &usage) {
+	var input *inputError
+	if errors.As(err, &usage) || errors.As(err, &input) {
 		return 2
 	}
 	return 1

@@ -27,6 +27,10 @@ Usage:
   idemlab [serve] [flags]   serve the course (the default command)
   idemlab lint [DIR]        check every lesson of DIR (default: the built-in course)
   idemlab health [-url URL] exit 0 when URL/healthz answers 200 (container health check)
+  idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
+                            play a scenario in the terminal and print the verdicts
+  idemlab scenarios         list the built-in scenarios
+  idemlab handlers          list the built-in handlers
   idemlab version           print the version
 
 Flags of serve (each has an environment variable; a flag given on the command line wins):
@@ -88,6 +92,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return health(ctx, args, stdout)
 	case "version":
 		return printVersion(args, stdout)
+	case "run":
+		return simulate(ctx, args, stdout)
+	case "scenarios":
+		return listScenarios(args, stdout)
+	case "handlers":
+		return listHandlers(args, stdout)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 		return nil
