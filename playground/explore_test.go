@@ -355,3 +355,33 @@ func TestCheck_NearMissesFail(t *testing.T) {
 		t.Logf("%s/%s: %s", c.exercise, c.name, res.Counterexample.Story)
 	}
 }
+
+// TestCheck_Concurrent: checks running at once (several learners) give
+// the answers they give alone.
+func TestCheck_Concurrent(t *testing.T) {
+	exs := exerciseFixtures(t)
+	want := make([]*CheckResult, len(exs))
+	for i, ex := range exs {
+		var err error
+		if want[i], err = Check(context.Background(), ex, ex.Start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]*CheckResult, len(exs))
+	errs := make(chan error, len(exs))
+	for i, ex := range exs {
+		go func() {
+			var err error
+			got[i], err = Check(context.Background(), ex, ex.Start)
+			errs <- err
+		}()
+	}
+	for range exs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("concurrent checks differ from sequential ones")
+	}
+}
