@@ -106,8 +106,11 @@ func BenchmarkCheck(b *testing.B) {
 				for b.Loop() {
 					var err error
 					res, err = check(context.Background(), ex, ex.Solution, mode.prune)
-					if err != nil || !res.Passed {
-						b.Fatalf("%v %+v", err, res)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !res.Passed {
+						b.Fatalf("the solution did not pass: error %v, counterexample %+v", res.Error, res.Counterexample)
 					}
 				}
 				b.ReportMetric(float64(res.Schedules), "schedules")
