@@ -1111,32 +1111,45 @@ func exploreStory(s *sim, events []Event) string {
 }
 
 func stepStory(w string, steps []Step) string {
-	var what []string
+	var lines, then []string
 	for _, st := range steps {
 		switch st.Kind {
 		case StepSQL:
+			l := strconv.Itoa(st.Line)
 			if st.Error != "" {
-				what = append(what, "line "+strconv.Itoa(st.Line)+", which fails ("+cleanSQLError(st.Error)+")")
-			} else {
-				what = append(what, "line "+strconv.Itoa(st.Line))
+				l += ", which fails (" + cleanSQLError(st.Error) + ")"
 			}
+			lines = append(lines, l)
 		case StepBlocked:
-			what = append(what, "waits for a lock")
+			then = append(then, "waits for a lock")
 		case StepAck:
-			what = append(what, "acks")
+			then = append(then, "acks")
 		case StepAckRefused:
-			what = append(what, "acks too late")
+			then = append(then, "acks too late: the broker refuses it")
 		case StepStop:
-			what = append(what, "stops")
+			then = append(then, "stops")
 		}
 	}
-	switch len(what) {
+	var parts []string
+	switch len(lines) {
 	case 0:
-		return w + " steps"
 	case 1:
-		return w + " runs " + what[0]
+		parts = append(parts, "runs line "+lines[0])
+	default:
+		parts = append(parts, "runs lines "+joinAnd(lines))
 	}
-	return w + " runs " + strings.Join(what[:len(what)-1], ", ") + " and " + what[len(what)-1]
+	parts = append(parts, then...)
+	if len(parts) == 0 {
+		return w + " steps"
+	}
+	return w + " " + strings.Join(parts, ", then ")
+}
+
+func joinAnd(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // cleanSQLError drops the driver's prefix and result code from an error:

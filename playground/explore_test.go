@@ -388,3 +388,36 @@ func TestCheck_Concurrent(t *testing.T) {
 		t.Errorf("concurrent checks differ from sequential ones")
 	}
 }
+
+// TestCheck_RestartsAndExpiries exercises the faults the five exercises do
+// not use: a restart that empties an in-process filter, and a lease that
+// expires under a running worker.
+func TestCheck_RestartsAndExpiries(t *testing.T) {
+	for _, c := range []struct {
+		scenario   string
+		bounds     ExploreBounds
+		fail, pass string
+	}{
+		{"restart-filter", ExploreBounds{Workers: 1, MaxEvents: 4, LostAcks: 1, Restarts: 1}, "memory-filter", "filter-dedupe"},
+		{"lease-expiry", ExploreBounds{Workers: 2, Interleave: true, MaxEvents: 10, Expiries: 1}, "increment", "dedupe-tx"},
+	} {
+		ex := &Exercise{ID: "x-" + c.scenario, Goal: "test", Scenarios: []string{c.scenario}, Invariants: []string{InvariantExactlyOnce},
+			Bounds: c.bounds, Start: builtinHandlers[c.fail].Source, Solution: builtinHandlers[c.pass].Source}
+		fail, err := Check(context.Background(), ex, ex.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fail.Passed || fail.Counterexample == nil {
+			t.Errorf("%s: %s passed", c.scenario, c.fail)
+		} else {
+			t.Logf("%s: %s", c.fail, fail.Counterexample.Story)
+		}
+		pass, err := Check(context.Background(), ex, ex.Solution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pass.Passed {
+			t.Errorf("%s: %s failed: %+v %+v", c.scenario, c.pass, pass.Error, pass.Counterexample)
+		}
+	}
+}
