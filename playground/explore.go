@@ -3,6 +3,7 @@ package playground
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // CheckResult is the checker's answer for one learner handler.
@@ -474,9 +477,19 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 		actions = x.actions(r, bud)
 		s = r
 	}
+	// Siblings start from this node again: from a snapshot when no worker
+	// is mid-handler (no transaction to copy), else by replaying the path.
+	var snap *exploreSnapshot
+	if len(actions) > 1 {
+		snap = x.snapshot(s)
+		defer snap.close()
+	}
 	for _, a := range actions {
 		if err := x.ctx.Err(); err != nil {
 			return err
+		}
+		if s == nil && snap != nil {
+			s = x.restore(snap)
 		}
 		if s == nil {
 			r, err := x.replay(path)
@@ -1164,4 +1177,152 @@ func cleanSQLError(msg string) string {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	return msg
+}
+
+// exploreSnapshot is a run's state at a node where no worker holds a
+// message: the ledger's pages in a memdb of their own, and the Go state.
+type exploreSnapshot struct {
+	keep      driver.Conn // keeps the snapshot memdb alive
+	uri       string
+	committed tableState
+	now       int64
+	event     int
+	blockSeq  int
+	log       []string
+	delivered map[string]bool
+	effects   map[string][]int
+	msgs      map[string]msgState
+	filters   map[string]map[string]bool
+	steps     []Step
+}
+
+// snapshot copies a quiescent run; it returns nil when a worker is busy or
+// a transaction is open, or when the copy fails (the caller replays).
+func (x *explorer) snapshot(s *sim) *exploreSnapshot {
+	for _, w := range s.workers {
+		if w.job != nil || w.blockedAt > 0 {
+			return nil
+		}
+	}
+	for _, c := range s.l.conns {
+		if c.inTx || len(c.pending) > 0 {
+			return nil
+		}
+	}
+	uri := memdbURI("snapshot")
+	keep, err := sqliteDriver.Open(uri)
+	if err != nil {
+		return nil
+	}
+	raw := s.l.pinned.conn
+	if sc, ok := raw.(*sandboxConn); ok {
+		raw = sc.Conn
+	}
+	bc, ok := raw.(interface {
+		NewBackup(string) (*sqlite.Backup, error)
+	})
+	if !ok {
+		keep.Close()
+		return nil
+	}
+	b, err := bc.NewBackup(uri)
+	if err == nil {
+		_, err = b.Step(-1)
+		if ferr := b.Finish(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		keep.Close()
+		return nil
+	}
+	snap := &exploreSnapshot{keep: keep, uri: uri, committed: s.l.committed.clone(),
+		now: s.now, event: s.event, blockSeq: s.blockSeq, log: append([]string(nil), s.log...),
+		delivered: map[string]bool{}, effects: map[string][]int{}, msgs: map[string]msgState{},
+		filters: map[string]map[string]bool{}, steps: s.steps[:len(s.steps):len(s.steps)]}
+	for k, v := range s.delivered {
+		snap.delivered[k] = v
+	}
+	for k, v := range s.effects {
+		snap.effects[k] = append([]int(nil), v...)
+	}
+	for k, m := range s.msgs {
+		snap.msgs[k] = *m
+	}
+	for _, w := range s.workers {
+		f := make(map[string]bool, len(w.filter))
+		for id := range w.filter {
+			f[id] = true
+		}
+		snap.filters[w.name] = f
+	}
+	return snap
+}
+
+func (snap *exploreSnapshot) close() {
+	if snap != nil {
+		snap.keep.Close()
+	}
+}
+
+// restore rebuilds the run at the snapshot on the spare ledger (or a new
+// one); nil when that fails (the caller replays).
+func (x *explorer) restore(snap *exploreSnapshot) *sim {
+	l := x.spare
+	x.spare = nil
+	if l == nil {
+		s, err := x.newSim()
+		if err != nil {
+			return nil
+		}
+		x.runs-- // counted below
+		l = s.l
+	}
+	x.runs++
+	for _, c := range l.conns {
+		if c.inTx || len(c.pending) > 0 {
+			execRaw(c.conn, "ROLLBACK")
+		}
+		c.inTx, c.pending, c.stmt, c.message = false, nil, c.stmt[:0], ""
+	}
+	raw := l.pinned.conn
+	if sc, ok := raw.(*sandboxConn); ok {
+		raw = sc.Conn
+	}
+	b, err := raw.(restoreConn).NewRestore(snap.uri)
+	if err == nil {
+		_, err = b.Step(-1)
+		if ferr := b.Finish(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		l.close()
+		return nil
+	}
+	l.committed = snap.committed.clone()
+	s := exploreSim(x.ctx, x.sc, x.h, l)
+	for _, c := range l.conns {
+		if w := s.byName[c.name]; w != nil {
+			w.db = c
+		}
+	}
+	s.now, s.event, s.blockSeq = snap.now, snap.event, snap.blockSeq
+	s.log = append([]string(nil), snap.log...)
+	s.steps = snap.steps
+	for k, v := range snap.delivered {
+		s.delivered[k] = v
+	}
+	for k, v := range snap.effects {
+		s.effects[k] = append([]int(nil), v...)
+	}
+	for k, m := range snap.msgs {
+		*s.msgs[k] = m
+	}
+	for _, w := range s.workers {
+		for id := range snap.filters[w.name] {
+			w.filter[id] = true
+		}
+	}
+	return s
 }
