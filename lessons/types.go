@@ -1,5 +1,7 @@
 package lessons
 
+import "idemlab/playground"
+
 // The types in this file are the contract other packages (web, main) build on.
 // Change them only together with their users.
 
@@ -25,6 +27,7 @@ type Lesson struct {
 	Body        []Block
 	TOC         []Heading         // level-2 and level-3 headings, in order
 	Playgrounds []*PlaygroundSpec // every ```playground block, in order
+	Exercises   []*ExerciseSpec   // every ```exercise block, in order
 
 	orderLine int // file line of the order field, for duplicate-order messages
 }
@@ -34,6 +37,7 @@ type Block struct {
 	HTML       string          // rendered markdown (goldmark, raw HTML off): safe to emit as is
 	Playground *PlaygroundSpec // a ```playground block
 	Directive  *DirectiveBlock // a block of a kind added through Options.Directives
+	Exercise   *ExerciseSpec   // an ```exercise block
 }
 
 // Heading is an entry of a lesson's table of contents.
@@ -55,4 +59,14 @@ type PlaygroundSpec struct {
 	Line     int               // 1-based line of the opening fence
 
 	fieldLines map[string]int // key → file line, for messages (see FieldLine)
+}
+
+// ExerciseSpec is a parsed ```exercise block: the engine's exercise (id,
+// goal, scenarios, bounds, invariants, start, solution, hints) and where it
+// was written. Exercise ids are unique across a course.
+type ExerciseSpec struct {
+	*playground.Exercise
+	Lesson string // slug of the lesson it belongs to
+	File   string // lesson file, for messages
+	Line   int    // 1-based line of the opening fence
 }
