@@ -143,7 +143,12 @@ func lint(args []string, stdout io.Writer) error {
 		return usagef("lint: one folder at most, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " "))
 	}
 	dir := fs.Arg(0)
-	course, err := loadCourse(dir)
+	fsys, opts, err := courseFS(dir)
+	if err != nil {
+		return fmt.Errorf("lint: %w", err)
+	}
+	opts.CheckExercises = true // slow for a server start, right for a lint
+	course, err := lessons.Load(fsys, opts)
 	if err != nil {
 		var loadErr *lessons.LoadError
 		if errors.As(err, &loadErr) {

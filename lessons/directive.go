@@ -88,8 +88,8 @@ func directiveTable(opts Options) (map[string]Directive, error) {
 		if d.Kind == "" || d.Parse == nil {
 			return nil, fmt.Errorf("lessons: directive %q needs a Kind and a Parse function", d.Kind)
 		}
-		if _, dup := table[d.Kind]; dup || d.Kind == "quiz" {
-			return nil, fmt.Errorf("lessons: directive %q is defined twice (playground and quiz are built in)", d.Kind)
+		if _, dup := table[d.Kind]; dup || d.Kind == "quiz" || d.Kind == "exercise" {
+			return nil, fmt.Errorf("lessons: directive %q is defined twice (playground, exercise and quiz are built in)", d.Kind)
 		}
 		table[d.Kind] = d
 	}

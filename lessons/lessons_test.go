@@ -44,6 +44,9 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 				if b.Directive != nil {
 					set++
 				}
+				if b.Exercise != nil {
+					set++
+				}
 				if set != 1 {
 					t.Errorf("block %+v: %d fields set, want exactly 1", b, set)
 				}

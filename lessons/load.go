@@ -25,8 +25,15 @@ type Options struct {
 	// a *FieldError to point at one field's line.
 	CheckPlayground func(*PlaygroundSpec) error
 
-	// Directives add fenced block kinds beyond the built-in "playground".
+	// Directives add fenced block kinds beyond the built-in "playground",
+	// "exercise" and "quiz".
 	Directives []Directive
+
+	// CheckExercises runs the checker on every ```exercise block: its
+	// solution must hold in all schedules and its starting script must
+	// fail. It takes about a second per exercise, so `idemlab lint` and the
+	// tests ask for it and a server start does not.
+	CheckExercises bool
 
 	// DisplayRoot is put in front of file names in problems (e.g. the
 	// -lessons folder), so that messages name paths the author can open.
@@ -61,8 +68,9 @@ type loader struct {
 	slugs      map[string]string // slug → display path of its file
 	problems   []Problem
 
-	anchors   map[string]map[string]bool // slug → heading ids of that lesson
-	fragments []fragmentLink             // links to lesson#fragment, checked once all lessons are read
+	anchors     map[string]map[string]bool // slug → heading ids of that lesson
+	exerciseIDs map[string]string          // exercise id → "file:line" of its block
+	fragments   []fragmentLink             // links to lesson#fragment, checked once all lessons are read
 }
 
 // fragmentLink is a link to a heading of a lesson, remembered so that the
@@ -101,8 +109,9 @@ func Load(fsys fs.FS, opts Options) (*Course, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), directives: directives, slugs: map[string]string{}, anchors: map[string]map[string]bool{}}
+	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), directives: directives, slugs: map[string]string{}, anchors: map[string]map[string]bool{}, exerciseIDs: map[string]string{}}
 	l.directives["quiz"] = l.quizDirective()
+	l.directives["exercise"] = l.exerciseDirective()
 	folder := cmp.Or(opts.DisplayRoot, ".")
 
 	entries, err := fs.ReadDir(fsys, ".")
@@ -152,13 +161,20 @@ func Load(fsys fs.FS, opts Options) (*Course, error) {
 			l.problem(f.file, f.line, fmt.Sprintf("link to %q: lesson %q has no heading #%s", f.dest, f.slug, f.fragment))
 		}
 	}
+	slices.SortFunc(course.Lessons, func(a, b *Lesson) int { return cmp.Compare(a.Order, b.Order) })
+	if opts.CheckExercises {
+		l.problems = append(l.problems, checkExercises(course.Exercises())...)
+	}
 	if len(l.problems) > 0 {
 		slices.SortStableFunc(l.problems, func(a, b Problem) int {
 			return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 		})
 		return nil, &LoadError{Problems: l.problems}
 	}
-	slices.SortFunc(course.Lessons, func(a, b *Lesson) int { return cmp.Compare(a.Order, b.Order) })
+	course.exercises = map[string]*ExerciseSpec{}
+	for _, e := range course.Exercises() {
+		course.exercises[e.ID] = e
+	}
 	return course, nil
 }
 

@@ -283,10 +283,14 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 			lesson.Body = append(lesson.Body, Block{HTML: part})
 		}
 		if i < len(blocks) {
-			if spec, ok := blocks[i].Value.(*PlaygroundSpec); ok {
+			switch spec := blocks[i].Value.(type) {
+			case *PlaygroundSpec:
 				lesson.Body = append(lesson.Body, Block{Playground: spec})
 				lesson.Playgrounds = append(lesson.Playgrounds, spec)
-			} else {
+			case *ExerciseSpec:
+				lesson.Body = append(lesson.Body, Block{Exercise: spec})
+				lesson.Exercises = append(lesson.Exercises, spec)
+			default:
 				lesson.Body = append(lesson.Body, Block{Directive: &blocks[i]})
 			}
 		}

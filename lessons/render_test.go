@@ -37,6 +37,10 @@ func describeLesson(l *Lesson) string {
 			slices.Sort(expect)
 			fmt.Fprintf(&b, "<!-- block %d: playground id=%s scenario=%q handlers=%q script=%q caption=%q expect=%q at %s:%d -->\n",
 				i+1, p.ID, p.Scenario, p.Handlers, p.Script, p.Caption, expect, p.File, p.Line)
+		case block.Exercise != nil:
+			e := block.Exercise
+			fmt.Fprintf(&b, "<!-- block %d: exercise id=%q title=%q lesson=%q scenarios=%q invariants=%q hints=%d at %s:%d -->\n",
+				i+1, e.ID, e.Title, e.Lesson, e.Scenarios, e.Invariants, len(e.Hints), e.File, e.Line)
 		case block.Directive != nil:
 			fmt.Fprintf(&b, "<!-- block %d: directive %s %#v -->\n", i+1, block.Directive.Kind, block.Directive.Value)
 		default:

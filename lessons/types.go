@@ -7,8 +7,9 @@ import "idemlab/playground"
 
 // Course is a loaded, validated and pre-rendered set of lessons, in order.
 type Course struct {
-	Lessons []*Lesson // sorted by Order
-	bySlug  map[string]*Lesson
+	Lessons   []*Lesson // sorted by Order
+	bySlug    map[string]*Lesson
+	exercises map[string]*ExerciseSpec // by id
 }
 
 // Lesson is one markdown file, validated and rendered once.
@@ -69,4 +70,7 @@ type ExerciseSpec struct {
 	Lesson string // slug of the lesson it belongs to
 	File   string // lesson file, for messages
 	Line   int    // 1-based line of the opening fence
+
+	fieldLines  map[string]int // key ("goal", "bounds.workers") → file line, for messages
+	scriptStart map[string]int // "start"/"solution" → file line of the script's first line (literal blocks)
 }
