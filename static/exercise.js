@@ -1,0 +1,323 @@
+// Idemlab exercises: progressive enhancement of the editor. Without this
+// file an exercise is a form that posts to /exercises/{id}/check and gets a
+// result page back. With it: Check posts to /api/v1/check and swaps the
+// result in place (announced by its aria-live region), line numbers follow
+// the text and mark the line of an error, Reset restores the starting
+// handler, hints come one at a time, and passed exercises are remembered in
+// this browser (localStorage "idemlab.exercises") and marked on the index.
+(function () {
+  "use strict";
+
+  var KEY = "idemlab.exercises";
+
+  function storageGet() {
+    try {
+      var list = JSON.parse(window.localStorage.getItem(KEY) || "[]");
+      return Array.isArray(list) ? list.filter(function (s) { return typeof s === "string"; }) : [];
+    } catch (e) {
+      return [];
+    }
+  }
+
+  function storageAdd(id) {
+    var list = storageGet();
+    if (list.indexOf(id) >= 0) {
+      return;
+    }
+    list.push(id);
+    try {
+      window.localStorage.setItem(KEY, JSON.stringify(list));
+    } catch (e) {
+      /* blocked storage: the mark lasts for this page view */
+    }
+  }
+
+  // ---------- Marks: the lesson's badge and the index ----------
+
+  function renderMarks() {
+    var passed = storageGet();
+    document.querySelectorAll("[data-exercise]").forEach(function (section) {
+      var badge = section.querySelector("[data-exercise-badge]");
+      if (badge) {
+        badge.hidden = passed.indexOf(section.getAttribute("data-exercise")) < 0;
+      }
+    });
+    document.querySelectorAll("[data-exercise-ids]").forEach(function (mark) {
+      var ids = (mark.getAttribute("data-exercise-ids") || "").split(" ").filter(Boolean);
+      var done = ids.filter(function (id) { return passed.indexOf(id) >= 0; }).length;
+      var all = ids.length > 0 && done === ids.length;
+      mark.setAttribute("data-passed", all ? "true" : "false");
+      var text = mark.querySelector("[data-exercise-mark-text]");
+      if (text) {
+        if (ids.length === 1) {
+          text.textContent = all ? "Exercise passed" : "Exercise to do";
+        } else {
+          text.textContent = done + " of " + ids.length + " exercises passed";
+        }
+      }
+    });
+  }
+
+  // ---------- Editor ----------
+
+  function lineCount(text) {
+    return text.split("\n").length;
+  }
+
+  function renderGutter(section) {
+    var area = section.querySelector("textarea");
+    var gutter = section.querySelector("[data-gutter]");
+    if (!area || !gutter) {
+      return;
+    }
+    var bad = parseInt(area.getAttribute("data-error-line") || "0", 10);
+    var n = Math.max(lineCount(area.value), 1);
+    if (gutter.childElementCount !== n || gutter.getAttribute("data-bad") !== String(bad)) {
+      var frag = document.createDocumentFragment();
+      for (var i = 1; i <= n; i++) {
+        var span = document.createElement("span");
+        span.textContent = String(i);
+        if (i === bad) {
+          span.className = "is-error";
+          span.title = "The error is on this line";
+        }
+        frag.appendChild(span);
+      }
+      gutter.textContent = "";
+      gutter.appendChild(frag);
+      gutter.setAttribute("data-bad", String(bad));
+    }
+    gutter.scrollTop = area.scrollTop;
+  }
+
+  function setErrorLine(section, line) {
+    var area = section.querySelector("textarea");
+    if (line > 0) {
+      area.setAttribute("data-error-line", String(line));
+    } else {
+      area.removeAttribute("data-error-line");
+    }
+    renderGutter(section);
+  }
+
+  function selectLine(area, line) {
+    var lines = area.value.split("\n");
+    var start = 0;
+    for (var i = 0; i < line - 1 && i < lines.length; i++) {
+      start += lines[i].length + 1;
+    }
+    var end = start + (lines[line - 1] || "").length;
+    area.focus();
+    area.setSelectionRange(start, end);
+  }
+
+  // replaceResult swaps the result's content and attributes but keeps the
+  // element, so that its aria-live region announces the change.
+  function replaceResult(section, html) {
+    var result = section.querySelector("[data-result]");
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html.trim();
+    var next = tpl.content.firstElementChild;
+    if (!result || !next) {
+      return;
+    }
+    Array.prototype.slice.call(result.attributes).forEach(function (a) {
+      if (!next.hasAttribute(a.name)) {
+        result.removeAttribute(a.name);
+      }
+    });
+    Array.prototype.slice.call(next.attributes).forEach(function (a) {
+      result.setAttribute(a.name, a.value);
+    });
+    result.replaceChildren.apply(result, Array.prototype.slice.call(next.childNodes));
+  }
+
+  function showNotice(section, state, message) {
+    var result = section.querySelector("[data-result]");
+    var p = document.createElement("p");
+    p.className = "exercise-notice";
+    p.textContent = message;
+    result.setAttribute("data-state", state);
+    result.removeAttribute("data-passed");
+    result.replaceChildren(p);
+  }
+
+  function check(section, form) {
+    var area = section.querySelector("textarea");
+    var button = section.querySelector("[data-check]");
+    var status = section.querySelector("[data-status]");
+    var result = section.querySelector("[data-result]");
+    if (section.getAttribute("aria-busy") === "true") {
+      return; // a double click: the first check is still running
+    }
+    section.setAttribute("aria-busy", "true");
+    button.disabled = true;
+    if (status) {
+      status.textContent = "Checking every schedule…";
+    }
+    var body = new URLSearchParams();
+    body.set("exercise", section.getAttribute("data-exercise"));
+    body.set("handler", area.value);
+    var done = function () {
+      section.removeAttribute("aria-busy");
+      button.disabled = false;
+      if (status) {
+        status.textContent = "";
+      }
+    };
+    return fetch(form.getAttribute("data-api"), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+      body: body,
+    })
+      .then(function (resp) {
+        return resp.json().then(
+          function (json) { return { status: resp.status, json: json }; },
+          function () { return { status: resp.status, json: {} }; }
+        );
+      })
+      .then(function (r) {
+        done();
+        if (r.status === 200 && typeof r.json.html === "string") {
+          replaceResult(section, r.json.html);
+          var err = r.json.error || (r.json.counterexample && r.json.counterexample.sql_error);
+          setErrorLine(section, err && err.line ? err.line : 0);
+          if (r.json.passed) {
+            storageAdd(section.getAttribute("data-exercise"));
+            renderMarks();
+          }
+          return;
+        }
+        var message = typeof r.json.error === "string" ? r.json.error : "the server answered " + r.status;
+        if (r.status === 429) {
+          message = "The checker is busy with other learners. Your handler is kept: press Check again in a second.";
+        } else {
+          message = "Not checked: " + message + ".";
+        }
+        setErrorLine(section, 0);
+        showNotice(section, "notice", message);
+      })
+      .catch(function () {
+        done();
+        showNotice(section, "notice", "Not checked: the server could not be reached. Your handler is kept; try again.");
+      })
+      .then(function () {
+        if (result && document.activeElement === button && button.disabled) {
+          result.focus();
+        }
+      });
+  }
+
+  function initHints(section) {
+    var button = section.querySelector("[data-next-hint]");
+    var hints = Array.prototype.slice.call(section.querySelectorAll("details[data-hint]"));
+    if (!button || hints.length === 0) {
+      return;
+    }
+    // Hints the learner already opened stay; the rest wait for the button.
+    var shown = 0;
+    hints.forEach(function (d, i) {
+      if (i === shown && d.open) {
+        shown++;
+      } else {
+        d.hidden = true;
+      }
+    });
+    function label() {
+      if (shown >= hints.length) {
+        button.hidden = true;
+        return;
+      }
+      button.hidden = false;
+      button.textContent = shown === 0 ? "Show a hint" : "Show another hint (" + (shown + 1) + " of " + hints.length + ")";
+    }
+    button.addEventListener("click", function () {
+      var next = hints[shown];
+      if (!next) {
+        return;
+      }
+      next.hidden = false;
+      next.open = true;
+      shown++;
+      label();
+      var summary = next.querySelector("summary");
+      if (summary) {
+        summary.focus();
+      }
+    });
+    label();
+  }
+
+  function initExercise(section) {
+    var form = section.querySelector("form[data-exercise-form]");
+    var area = section.querySelector("textarea");
+    if (!form || !area) {
+      return;
+    }
+    renderGutter(section);
+    area.addEventListener("input", function () {
+      renderGutter(section);
+    });
+    area.addEventListener("scroll", function () {
+      renderGutter(section);
+    });
+    area.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        check(section, form);
+      }
+    });
+    if (window.fetch && window.URLSearchParams) {
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        check(section, form);
+      });
+    }
+    var reset = section.querySelector("[data-reset]");
+    if (reset) {
+      reset.addEventListener("click", function (event) {
+        if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+          return;
+        }
+        event.preventDefault();
+        area.value = section.getAttribute("data-start") || "";
+        setErrorLine(section, 0);
+        showNotice(section, "empty", "The editor holds the starting handler again.");
+        area.focus();
+      });
+    }
+    var use = section.querySelector("[data-use-solution]");
+    if (use) {
+      use.hidden = false;
+      use.addEventListener("click", function () {
+        area.value = use.getAttribute("data-solution") || "";
+        setErrorLine(section, 0);
+        renderGutter(section);
+        area.focus();
+      });
+    }
+    section.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("[data-goto-line]") : null;
+      if (!link) {
+        return;
+      }
+      event.preventDefault();
+      selectLine(area, parseInt(link.getAttribute("data-goto-line"), 10) || 1);
+    });
+    initHints(section);
+    // A result page from the form (or a passing check) records the pass.
+    var result = section.querySelector("[data-result][data-passed]");
+    if (result) {
+      storageAdd(result.getAttribute("data-passed"));
+    }
+  }
+
+  document.querySelectorAll("[data-exercise]").forEach(initExercise);
+  renderMarks();
+  window.addEventListener("storage", function (event) {
+    if (event.key === KEY) {
+      renderMarks();
+    }
+  });
+})();

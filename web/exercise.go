@@ -1,0 +1,481 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+
+	"idemlab/lessons"
+	"idemlab/playground"
+)
+
+// Exercises: the learner edits a handler script and checks it against every
+// schedule within the exercise's bounds (playground.Check).
+//
+//	GET  /exercises/{id}         the exercise on its own page, at its start
+//	POST /exercises/{id}/check   the form (works without JavaScript): the
+//	                             exercise page with the learner's text and the result
+//	POST /api/v1/check           exercise=…&handler=… → JSON (exercise.js)
+//
+// A check is a pure function of (exercise, handler): it runs on fresh
+// in-memory ledgers and stores nothing, so a retried or double-clicked POST
+// gives the same answer and changes nothing twice. Checks are CPU-bound: at
+// most GOMAXPROCS run at once, and beyond that the server answers 429 with
+// Retry-After rather than queueing work the learner may no longer wait for.
+
+const (
+	// exerciseHandlerLimit is the largest handler accepted, in bytes: the
+	// engine's own limit, so that the learner gets a 400 before any work.
+	exerciseHandlerLimit = 4 << 10
+	// exerciseBodyLimit caps a check request's body (form encoding inflates
+	// the handler up to three times).
+	exerciseBodyLimit = 64 << 10
+	// exerciseCheckTimeout is the deadline of one check; every built-in
+	// exercise checks well under a second.
+	exerciseCheckTimeout = 5 * time.Second
+	// exerciseRetryAfter is the Retry-After of a 429, in seconds.
+	exerciseRetryAfter = "1"
+)
+
+// exerciseChecker runs checks for the exercise routes, at most cap(slots)
+// at a time.
+type exerciseChecker struct {
+	s       *Server
+	slots   chan struct{}
+	timeout time.Duration
+}
+
+func newExerciseChecker(s *Server, concurrency int) *exerciseChecker {
+	if concurrency < 1 {
+		concurrency = 1
+	}
+	return &exerciseChecker{s: s, slots: make(chan struct{}, concurrency), timeout: exerciseCheckTimeout}
+}
+
+// defaultCheckConcurrency is one check per usable core.
+func defaultCheckConcurrency() int { return runtime.GOMAXPROCS(0) }
+
+// errCheckBusy: every check slot is taken.
+var errCheckBusy = errors.New("every checker is busy")
+
+// findExercise looks an exercise up by id in a course.
+func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.ExerciseSpec) {
+	for _, l := range course.Lessons {
+		for _, ex := range l.Exercises {
+			if ex != nil && ex.Exercise != nil && ex.ID == id {
+				return l, ex
+			}
+		}
+	}
+	return nil, nil
+}
+
+// check runs one check within a slot and the deadline. A check the
+// deadline stops is the handler's fault as far as the learner can tell, so
+// it becomes a result with Error set, not a server error.
+func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string) (*playground.CheckResult, time.Duration, error) {
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		return nil, 0, errCheckBusy
+	}
+	defer func() { <-c.slots }()
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	start := time.Now()
+	res, err := playground.Check(ctx, ex, handler)
+	took := time.Since(start)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return &playground.CheckResult{Exercise: ex.ID, Error: &playground.HandlerError{
+			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.timeout)}}, took, nil
+	}
+	return res, took, err
+}
+
+// checkInput is a check request read from a form.
+type checkInput struct {
+	handler string
+}
+
+// readCheckForm reads the handler field of a check request. The message
+// of the error is for the learner; field names the form field.
+func readCheckForm(w http.ResponseWriter, r *http.Request) (checkInput, string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, exerciseBodyLimit)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return checkInput{}, "handler", fmt.Errorf("the request is larger than %d KiB; a handler is at most %d KiB", exerciseBodyLimit>>10, exerciseHandlerLimit>>10)
+		}
+		return checkInput{}, "", fmt.Errorf("the form could not be read: %v", err)
+	}
+	handler := r.PostForm.Get("handler")
+	switch {
+	case strings.TrimSpace(handler) == "":
+		return checkInput{handler: handler}, "handler", errors.New("the handler is empty; write the handler's SQL in the editor, or press Reset to start again")
+	case len(handler) > exerciseHandlerLimit:
+		return checkInput{handler: handler}, "handler", fmt.Errorf("the handler is %d bytes; the limit is %d (%d KiB)", len(handler), exerciseHandlerLimit, exerciseHandlerLimit>>10)
+	}
+	return checkInput{handler: handler}, "", nil
+}
+
+// setServerTiming reports how long the check took, outside the body so
+// that equal requests get byte-identical answers.
+func setServerTiming(w http.ResponseWriter, took time.Duration) {
+	w.Header().Set("Server-Timing", fmt.Sprintf("check;dur=%.1f", float64(took.Microseconds())/1000))
+}
+
+func setBusy(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", exerciseRetryAfter)
+}
+
+// ----- GET /exercises/{id} and POST /exercises/{id}/check -----
+
+// servePage shows one exercise on its own page at its start.
+func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) error {
+	v := c.s.site.Load().view
+	l, spec := findExercise(v.course, r.PathValue("id"))
+	if spec == nil {
+		return unknownExercise(r.PathValue("id"))
+	}
+	return c.writeExercisePage(w, r, v, l, &exerciseView{spec: spec, handler: spec.Start}, http.StatusOK)
+}
+
+// serveCheckForm is the form without JavaScript: the exercise page again,
+// with the learner's text kept and the result under the editor.
+func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request) error {
+	v := c.s.site.Load().view
+	l, spec := findExercise(v.course, r.PathValue("id"))
+	if spec == nil {
+		return unknownExercise(r.PathValue("id"))
+	}
+	in, _, err := readCheckForm(w, r)
+	ev := &exerciseView{spec: spec, handler: in.handler}
+	if err != nil {
+		ev.outcome = &exerciseOutcome{notice: "Not checked: " + err.Error() + "."}
+		return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
+	}
+	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)
+	switch {
+	case errors.Is(err, errCheckBusy):
+		setBusy(w)
+		ev.outcome = &exerciseOutcome{notice: "The checker is busy with other learners. Your handler is kept: press Check again in a second."}
+		return c.writeExercisePage(w, r, v, l, ev, http.StatusTooManyRequests)
+	case err != nil:
+		return c.checkFailed(r, spec, err)
+	}
+	setServerTiming(w, took)
+	ev.outcome = &exerciseOutcome{result: res}
+	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
+}
+
+// checkFailed turns an error that is not the learner's into a logged 500
+// (an invalid exercise: the lessons package should have refused it), or
+// nothing useful when the learner went away.
+func (c *exerciseChecker) checkFailed(r *http.Request, spec *lessons.ExerciseSpec, err error) error {
+	if r.Context().Err() != nil {
+		return &pageError{kind: kindInvalid, message: "The request was cancelled before the check finished.", err: err}
+	}
+	return fmt.Errorf("checking exercise %s (%s:%d): %w", spec.ID, spec.File, spec.Line, err)
+}
+
+func unknownExercise(id string) error {
+	return notFoundf("There is no exercise called “%s”. Exercises are at the end of the lessons; pick one from the course.", truncate(id, 80))
+}
+
+func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *siteView, l *lessons.Lesson, ev *exerciseView, status int) error {
+	pos, _ := positionOf(v.course, l.Slug)
+	meta := pageMeta{title: "Exercise: " + exerciseTitle(ev.spec), description: ev.spec.Goal, canonical: exercisePath(ev.spec.ID), section: "lesson"}
+	var buf bytes.Buffer
+	if err := page(v, meta).Render(templ.WithChildren(r.Context(), exercisePage(v, l, pos, ev)), &buf); err != nil {
+		return err
+	}
+	h := w.Header()
+	h["Content-Type"] = htmlContentType
+	h["Cache-Control"] = noStore
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+	return nil
+}
+
+// ----- POST /api/v1/check -----
+
+// checkResponse is the JSON answer of POST /api/v1/check: the checker's
+// result (passed, schedules, distinct_states, naive_schedules,
+// counterexample {scenario, script, story, violation, query, sql_error},
+// error {line, message}) and the result as the page renders it, which
+// exercise.js swaps in.
+type checkResponse struct {
+	*playground.CheckResult
+	// Playground is the site path that replays the counterexample, or "".
+	Playground string `json:"playground,omitempty"`
+	HTML       string `json:"html"`
+}
+
+// serveCheckAPI answers a check as JSON. Learner input never makes a 500:
+// an unknown exercise is a 404, a missing or oversized handler a 400, a
+// full checker a 429 with Retry-After; a handler that does not parse is a
+// 200 whose error names the line.
+func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) error {
+	v := c.s.site.Load().view
+	in, field, err := readCheckForm(w, r)
+	id := r.PostForm.Get("exercise")
+	_, spec := findExercise(v.course, id)
+	switch {
+	case strings.TrimSpace(id) == "":
+		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: "exercise: missing; send exercise=ID and handler=SQL as a form", Field: "exercise"})
+		return nil
+	case spec == nil:
+		writeJSONError(w, r, http.StatusNotFound, apiError{Error: fmt.Sprintf("exercise: there is no exercise called %q", truncate(id, 80)), Field: "exercise"})
+		return nil
+	case err != nil:
+		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: err.Error(), Field: field})
+		return nil
+	}
+	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)
+	switch {
+	case errors.Is(err, errCheckBusy):
+		setBusy(w)
+		writeJSONError(w, r, http.StatusTooManyRequests, apiError{Error: "every checker is busy; try again in a second"})
+		return nil
+	case err != nil:
+		if r.Context().Err() != nil {
+			return nil // the client went away: nobody reads an answer
+		}
+		c.s.logger.ErrorContext(r.Context(), "check failed", "exercise", spec.ID, "err", err)
+		writeJSONError(w, r, http.StatusInternalServerError, apiError{Error: "internal error: the check failed on the server"})
+		return nil
+	}
+	var frag bytes.Buffer
+	ev := &exerciseView{spec: spec, handler: in.handler, outcome: &exerciseOutcome{result: res}}
+	if err := exerciseResult(v, ev).Render(r.Context(), &frag); err != nil {
+		return err
+	}
+	resp := checkResponse{CheckResult: res, HTML: frag.String()}
+	if res.Counterexample != nil {
+		resp.Playground = v.path(counterexamplePath(res.Counterexample))
+	}
+	body, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	setServerTiming(w, took)
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(body, '\n'))
+	return nil
+}
+
+func writeJSONError(w http.ResponseWriter, r *http.Request, status int, e apiError) {
+	out, _ := json.Marshal(e) // two strings: cannot fail
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
+	h["Content-Length"] = []string{strconv.Itoa(len(out) + 1)}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(append(out, '\n'))
+	}
+}
+
+// ----- Views -----
+
+// exerciseView is one exercise as the editor shows it.
+type exerciseView struct {
+	spec    *lessons.ExerciseSpec
+	handler string           // the editor's text
+	outcome *exerciseOutcome // nil before any check
+	embed   bool             // inside an iframe: the form opens the result in a new tab
+}
+
+// exerciseOutcome is what the result area shows: a check's result, or a
+// notice when there was none (busy, empty handler).
+type exerciseOutcome struct {
+	result *playground.CheckResult
+	notice string
+}
+
+// state names the outcome for CSS and tests: pass, fail, error, notice.
+func (o *exerciseOutcome) state() string {
+	switch {
+	case o == nil:
+		return "empty"
+	case o.result == nil:
+		return "notice"
+	case o.result.Passed:
+		return "pass"
+	case o.result.Counterexample != nil:
+		return "fail"
+	default:
+		return "error"
+	}
+}
+
+// errorLine is the handler line to mark, or 0.
+func (o *exerciseOutcome) errorLine() int {
+	if e := o.handlerError(); e != nil {
+		return e.Line
+	}
+	return 0
+}
+
+// handlerError is the parse, sandbox or SQL error to show, if any.
+func (o *exerciseOutcome) handlerError() *playground.HandlerError {
+	if o == nil || o.result == nil {
+		return nil
+	}
+	if o.result.Error != nil {
+		return o.result.Error
+	}
+	if ce := o.result.Counterexample; ce != nil && ce.SQLError != nil {
+		return ce.SQLError
+	}
+	return nil
+}
+
+func exercisePath(id string) string      { return "/exercises/" + id }
+func exerciseCheckPath(id string) string { return "/exercises/" + id + "/check" }
+func exerciseDOMID(id string) string     { return "ex-" + id }
+
+// counterexamplePath opens a counterexample in the playground.
+func counterexamplePath(ce *playground.Counterexample) string {
+	return "/playground?" + ce.Query
+}
+
+// exerciseTitle is an exercise's title, or a neutral one.
+func exerciseTitle(spec *lessons.ExerciseSpec) string {
+	if t := strings.TrimSpace(spec.Title); t != "" {
+		return t
+	}
+	return "Fix the handler"
+}
+
+// storySteps splits a counterexample's story ("deliver msg-1 to A; A's ack
+// is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150") into
+// its steps, for a numbered list; the outcome is the violation.
+func storySteps(ce *playground.Counterexample) []string {
+	story := ce.Story
+	if i := strings.LastIndex(story, " → "); i >= 0 {
+		story = story[:i]
+	}
+	var steps []string
+	for _, s := range strings.Split(story, "; ") {
+		if s = strings.TrimSpace(s); s != "" {
+			steps = append(steps, s)
+		}
+	}
+	return steps
+}
+
+// invariantText says what an invariant requires, in the learner's words.
+func invariantText(inv string) string {
+	switch inv {
+	case playground.InvariantExactlyOnce:
+		return "each distinct message takes effect exactly once"
+	case playground.InvariantNoLostEffect:
+		return "no delivered message loses its effect"
+	case playground.InvariantNoDuplicateEffect:
+		return "no message takes effect twice"
+	case playground.InvariantShippedOnceIfPaid:
+		return "each order is shipped once, and only if it was paid"
+	}
+	return inv
+}
+
+// boundsText lists what the checker tries, for the line under the goal.
+func boundsText(ex *playground.Exercise) string {
+	b := ex.Bounds
+	var parts []string
+	count := func(n int, one, many string) {
+		if n > 0 {
+			parts = append(parts, plural(n, one, many))
+		}
+	}
+	if b.Workers > 1 {
+		parts = append(parts, strconv.Itoa(b.Workers)+" workers")
+	}
+	if b.Interleave {
+		parts = append(parts, "statements interleaved in every order")
+	}
+	count(b.LostAcks, "lost ack", "lost acks")
+	count(b.Crashes, "crash", "crashes")
+	count(b.Expiries, "lease expiry", "lease expiries")
+	count(b.Duplicates, "duplicate copy", "duplicate copies")
+	count(b.Publishes, "retried publish", "retried publishes")
+	count(b.Replays, "replay", "replays")
+	count(b.Restarts, "restart", "restarts")
+	count(b.Prunes, "prune", "prunes")
+	maxEvents := b.MaxEvents
+	if maxEvents == 0 {
+		maxEvents = 8
+	}
+	parts = append(parts, "schedules of up to "+strconv.Itoa(maxEvents)+" events")
+	return strings.Join(parts, ", ")
+}
+
+// highlightHandler renders a handler script as highlighted SQL with line
+// numbers, marking line mark (0: none). It falls back to escaped text.
+func highlightHandler(src string, mark int) string {
+	src = strings.TrimRight(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
+	lexer := lexers.Get("sql")
+	opts := []chromahtml.Option{chromahtml.WithClasses(true), chromahtml.WithLineNumbers(true)}
+	if mark > 0 {
+		opts = append(opts, chromahtml.HighlightLines([][2]int{{mark, mark}}))
+	}
+	var buf bytes.Buffer
+	if lexer != nil {
+		if it, err := lexer.Tokenise(nil, src+"\n"); err == nil {
+			if err := chromahtml.New(opts...).Format(&buf, styles.Get("github"), it); err == nil {
+				return buf.String()
+			}
+		}
+	}
+	return "<pre class=\"chroma\"><code>" + html.EscapeString(src) + "</code></pre>"
+}
+
+// editorRows fits the editor to its text, within reason.
+func editorRows(text string) int {
+	return min(max(strings.Count(strings.TrimRight(text, "\n"), "\n")+2, 6), 24)
+}
+
+// counterexampleWhere names the scenario when it is not obvious.
+func counterexampleWhere(ce *playground.Counterexample) string {
+	if ce.Scenario == "" {
+		return ""
+	}
+	return " in " + ce.Scenario
+}
+
+// exerciseIDs lists a lesson's exercise ids, space-separated.
+func exerciseIDs(l *lessons.Lesson) string {
+	ids := make([]string, 0, len(l.Exercises))
+	for _, ex := range l.Exercises {
+		if ex != nil && ex.Exercise != nil {
+			ids = append(ids, ex.ID)
+		}
+	}
+	return strings.Join(ids, " ")
+}
+
+// startExercise is an exercise at its start, as a lesson page shows it.
+func startExercise(spec *lessons.ExerciseSpec, embed bool) *exerciseView {
+	return &exerciseView{spec: spec, handler: spec.Start, embed: embed}
+}
