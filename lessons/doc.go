@@ -51,6 +51,23 @@
 //     engine refuses, and an expect verdict the engine does not show are all
 //     problems, so a lesson cannot claim what the playground will not show.
 //
+//   - ```exercise holds a YAML mapping decoded into playground.Exercise
+//     (see ParseExerciseSpec): id (unique across the course; a-z, 0-9 and
+//     "-"), title, goal, scenarios, invariants, bounds (workers, messages,
+//     max_events, crashes, lost_acks, expiries, duplicates, publishes,
+//     replays, restarts, prunes, interleave, advance, max_clock,
+//     retry_window), start and solution (handler scripts, best written as
+//     literal blocks "start: |" so that a mistake is reported on its own
+//     file line), and hints (optional). Keys are strict: an unknown key is
+//     a problem that names the likely typo. The block becomes a Block of its
+//     own (Block.Exercise, so it must sit at the top level) and is listed in
+//     Lesson.Exercises and Course.Exercises. The course writes it under an
+//     "## Exercise" heading with a sentence of lead-in, as the last section
+//     of a lesson. With Options.CheckExercises (set by `idemlab lint` and
+//     the tests, not by a server start: about a second per exercise) the
+//     checker proves that the solution holds in every schedule within the
+//     bounds and that the starting script does not.
+//
 //   - ```quiz holds a YAML list of questions, each {q: …, a: …}, rendered in
 //     place as a "check yourself" list whose answers hide behind a
 //     disclosure. q and a are markdown (raw HTML off); q must be one
