@@ -7,7 +7,8 @@ package static
 
 import "embed"
 
-// FS holds app.css, app.js, theme.js and favicon.svg at its root.
+// FS holds app.css, app.js, theme.js, favicon.svg and the exercise
+// editor's exercise.css and exercise.js at its root.
 //
-//go:embed app.css app.js theme.js favicon.svg
+//go:embed app.css app.js theme.js favicon.svg exercise.css exercise.js
 var FS embed.FS

@@ -71,12 +71,19 @@ func defaultCheckConcurrency() int { return runtime.GOMAXPROCS(0) }
 // errCheckBusy: every check slot is taken.
 var errCheckBusy = errors.New("every checker is busy")
 
-// findExercise looks an exercise up by id in a course.
+// findExercise looks an exercise up by id in a course, with its lesson.
 func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.ExerciseSpec) {
-	for _, l := range course.Lessons {
-		for _, ex := range l.Exercises {
-			if ex != nil && ex.Exercise != nil && ex.ID == id {
-				return l, ex
+	spec := course.Exercise(id)
+	if spec == nil || spec.Exercise == nil {
+		return nil, nil
+	}
+	if l := course.Lesson(spec.Lesson); l != nil {
+		return l, spec
+	}
+	for _, l := range course.Lessons { // a course built by hand may leave Lesson empty
+		for _, e := range l.Exercises {
+			if e == spec {
+				return l, spec
 			}
 		}
 	}

@@ -137,6 +137,7 @@ type route struct {
 // routes is the one list of every URL the site answers. GET patterns also
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
+	ex := newExerciseChecker(s, defaultCheckConcurrency())
 	return []route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
@@ -144,6 +145,9 @@ func (s *Server) routes() []route {
 		{"GET /playground", s.handle(s.servePlayground)},
 		{"GET /embed/playground", s.handle(s.serveEmbedPlayground)},
 		{"GET /api/v1/run", s.handle(s.serveRunAPI)},
+		{"GET /exercises/{id}", s.handle(ex.servePage)},
+		{"POST /exercises/{id}/check", s.handle(ex.serveCheckForm)},
+		{"POST /api/v1/check", s.handle(ex.serveCheckAPI)},
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
 	}

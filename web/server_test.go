@@ -243,10 +243,10 @@ func TestServer_StaticAssets(t *testing.T) {
 		u := s.AttrOr("href", s.AttrOr("src", ""))
 		assets[u] = ""
 	})
-	hashed := regexp.MustCompile(`^/static/(app|theme|highlight|favicon)\.[0-9a-f]{10}\.(css|js|svg)$`)
+	hashed := regexp.MustCompile(`^/static/(app|theme|highlight|favicon|exercise)\.[0-9a-f]{10}\.(css|js|svg)$`)
 	wantTypes := map[string]string{"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"}
-	if len(assets) != 5 {
-		t.Errorf("page links %d assets, want 5 (2 css, 2 js, icon): %v", len(assets), assets)
+	if len(assets) != 7 {
+		t.Errorf("page links %d assets, want 7 (3 css, 3 js, icon): %v", len(assets), assets)
 	}
 	for u := range assets {
 		m := hashed.FindStringSubmatch(u)
@@ -374,7 +374,7 @@ func TestServer_PublicURL(t *testing.T) {
 	if got := doc.Find(testID("next")).AttrOr("href", ""); got != "/idemlab/lessons/dedupe-table" {
 		t.Errorf("next href = %q, want the path prefix", got)
 	}
-	if got := doc.Find(`link[rel="stylesheet"]`).Last().AttrOr("href", ""); !strings.HasPrefix(got, "/idemlab/static/app.") {
+	if got := doc.Find(`link[rel="stylesheet"][href*="/app."]`).AttrOr("href", ""); !strings.HasPrefix(got, "/idemlab/static/app.") {
 		t.Errorf("stylesheet href = %q", got)
 	}
 	embed := document(t, do(t, h, "GET", "/embed/lessons/idempotent"))
