@@ -378,7 +378,7 @@ func TestCheckForm_RendersTheResultPage(t *testing.T) {
 			if doc.Find(testID(tc.testid)).Length() == 0 {
 				t.Errorf("no %s", tc.testid)
 			}
-			if got := doc.Find(testID("exercise-lesson") + " a").AttrOr("href", ""); got != lessonPath(spec.Lesson)+"#ex-"+spec.ID {
+			if got := doc.Find(testID("exercise-lesson")+" a").AttrOr("href", ""); got != lessonPath(spec.Lesson)+"#ex-"+spec.ID {
 				t.Errorf("link back to the lesson = %q", got)
 			}
 		})
