@@ -328,6 +328,9 @@
     }
     // Links leave the iframe instead of loading the full site inside it.
     document.querySelectorAll("a[href]").forEach(function (a) {
+      if (a.closest("[data-pg]") && !a.hasAttribute("data-no-swap")) {
+        return; // playground controls change the playground inside the frame
+      }
       if (a.getAttribute("href").charAt(0) !== "#") {
         a.target = "_blank";
         a.rel = "noopener";
@@ -352,10 +355,271 @@
     send();
   }
 
+  // ---------- Live playground ----------
+
+  // Every playground control is a link or a GET form to the next state, so
+  // the page works without this. With it, a click fetches only the
+  // playground (?fragment=1), swaps it in place, pushes the URL (Back is
+  // undo), and keeps the scroll position, the focus and open panels.
+  function pgFocusKey(el) {
+    if (!el || !el.closest) {
+      return "";
+    }
+    var owner = el.closest("[data-message], [data-worker], [data-event]");
+    var where = owner ? owner.getAttribute("data-message") || owner.getAttribute("data-worker") || owner.getAttribute("data-event") : "";
+    return where + "|" + (el.getAttribute("data-testid") || el.getAttribute("data-key") || "") + "|" + (el.textContent || "").trim();
+  }
+
+  function pgRefocus(fig, key, testid) {
+    var candidates = fig.querySelectorAll("a[href], button, summary");
+    for (var i = 0; i < candidates.length; i++) {
+      if (pgFocusKey(candidates[i]) === key) {
+        candidates[i].focus({ preventScroll: true });
+        return;
+      }
+    }
+    var same = testid && fig.querySelector("a[data-testid='" + testid + "']");
+    if (same) {
+      same.focus({ preventScroll: true });
+      return;
+    }
+    fig.setAttribute("tabindex", "-1");
+    fig.focus({ preventScroll: true });
+  }
+
+  function pgScrollToCursor(fig) {
+    var scroller = fig.querySelector(".pg-scroll");
+    var band = scroller && scroller.querySelector(".dg-band.is-current rect");
+    if (!band || scroller.scrollHeight <= scroller.clientHeight) {
+      return;
+    }
+    var y = parseFloat(band.getAttribute("y")) || 0;
+    var h = parseFloat(band.getAttribute("height")) || 0;
+    if (y < scroller.scrollTop || y + h > scroller.scrollTop + scroller.clientHeight) {
+      scroller.scrollTop = Math.max(0, y + h - scroller.clientHeight + 12);
+    }
+  }
+
+  function pgSwap(fig, url, push, focus) {
+    var fetchURL = new URL(url.href);
+    if (fig.id !== "playground" && !fetchURL.searchParams.has("pg")) {
+      // A lesson URL without ?pg= shows every block at its start.
+      fetchURL = new URL(fig.getAttribute("data-home"), window.location.href);
+    }
+    fetchURL.searchParams.set("fragment", "1");
+    fetchURL.hash = "";
+    fig.setAttribute("aria-busy", "true");
+    var top = fig.getBoundingClientRect().top;
+    var events = fig.querySelector(".pg-events");
+    var eventsLeft = events ? events.scrollLeft : 0;
+    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel, details.pg-steps"), function (d) {
+      return d.open;
+    });
+    var before = fig.querySelector("[data-announce]");
+    var beforeText = before ? before.textContent : "";
+    return fetch(fetchURL.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("status " + resp.status);
+        }
+        var finalURL = new URL(resp.url || fetchURL.href);
+        finalURL.searchParams.delete("fragment");
+        if (!url.searchParams.has("pg") && fig.id !== "playground") {
+          finalURL = url; // the lesson itself: every block at its start
+        }
+        return resp.text().then(function (html) {
+          return { html: html, url: finalURL };
+        });
+      })
+      .then(function (r) {
+        var tpl = document.createElement("template");
+        tpl.innerHTML = r.html.trim();
+        var next = tpl.content.firstElementChild;
+        if (!next || !next.hasAttribute("data-pg")) {
+          throw new Error("not a playground");
+        }
+        next.querySelectorAll("details.pg-panel, details.pg-steps").forEach(function (d, i) {
+          if (i < panels.length) {
+            d.open = panels[i];
+          }
+        });
+        fig.replaceWith(next);
+        var nextEvents = next.querySelector(".pg-events");
+        if (nextEvents) {
+          nextEvents.scrollLeft = eventsLeft;
+          var current = nextEvents.querySelector(".is-current");
+          if (current && current.scrollIntoView) {
+            current.scrollIntoView({ block: "nearest", inline: "nearest" });
+          }
+        }
+        window.scrollBy(0, next.getBoundingClientRect().top - top);
+        var target = r.url.pathname + r.url.search + (next.id !== "playground" ? "#" + next.id : "");
+        var atHome = next.id !== "playground" && !r.url.searchParams.has("pg");
+        if (push) {
+          window.history.pushState({ pg: next.id }, "", target);
+        }
+        if (!atHome) {
+          next.setAttribute("data-swapped", "true");
+        }
+        enhancePlayground(next);
+        if (focus) {
+          pgRefocus(next, focus.key, focus.testid);
+        }
+        var after = next.querySelector("[data-announce]");
+        if (after && after.textContent !== beforeText) {
+          announce(after.textContent);
+        }
+        return next;
+      })
+      .catch(function () {
+        // The server explains what went wrong (a 400 page) on a full load.
+        window.location.assign(url.href);
+      });
+  }
+
+  function enhancePlayground(fig) {
+    pgScrollToCursor(fig);
+    // Inside an iframe, controls stay in the frame; other links leave it.
+    fig.querySelectorAll("a[href]").forEach(function (a) {
+      if (!a.hasAttribute("data-no-swap")) {
+        a.removeAttribute("target");
+      }
+    });
+  }
+
+  function currentPlayground(target) {
+    var fig = target && target.closest ? target.closest("[data-pg]") : null;
+    if (fig) {
+      return fig;
+    }
+    // On the full-size and embedded playground pages, keys need no focus.
+    var all = document.querySelectorAll("[data-pg]");
+    if (all.length === 1 && all[0].id === "playground") {
+      return all[0];
+    }
+    return null;
+  }
+
+  function initPlaygrounds() {
+    var figures = document.querySelectorAll("[data-pg]");
+    if (figures.length === 0 || !window.fetch || !window.history.pushState || !window.URL) {
+      return;
+    }
+    figures.forEach(enhancePlayground);
+
+    document.addEventListener("click", function (event) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      var el = event.target.closest ? event.target.closest("a[href], button[data-undo]") : null;
+      var fig = el && el.closest("[data-pg]");
+      if (!fig) {
+        return;
+      }
+      if (el.hasAttribute("data-undo")) {
+        window.history.back();
+        return;
+      }
+      if (el.hasAttribute("data-no-swap")) {
+        return;
+      }
+      if (el.hasAttribute("data-permalink")) {
+        event.preventDefault();
+        copyText(el.href).then(
+          function () {
+            el.setAttribute("data-copied", "true");
+            announce("Link to this state copied");
+            window.setTimeout(function () {
+              el.removeAttribute("data-copied");
+            }, 2000);
+          },
+          function () {
+            window.prompt("Copy this link:", el.href);
+          }
+        );
+        return;
+      }
+      var url = new URL(el.href, window.location.href);
+      if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) {
+        return;
+      }
+      event.preventDefault();
+      pgSwap(fig, url, true, { key: pgFocusKey(el), testid: el.getAttribute("data-testid") });
+    });
+
+    document.addEventListener("submit", function (event) {
+      var form = event.target;
+      var fig = form.closest ? form.closest("[data-pg]") : null;
+      if (!fig || (form.getAttribute("method") || "get").toLowerCase() !== "get" || event.defaultPrevented) {
+        return;
+      }
+      event.preventDefault();
+      var url = new URL(form.getAttribute("action") || window.location.pathname, window.location.href);
+      url.search = new URLSearchParams(new FormData(form)).toString();
+      var submit = form.querySelector("[type=submit]");
+      pgSwap(fig, url, true, submit ? { key: pgFocusKey(submit) } : null);
+    });
+
+    window.addEventListener("popstate", function () {
+      var params = new URLSearchParams(window.location.search);
+      document.querySelectorAll("[data-pg]").forEach(function (fig) {
+        if (fig.id === "playground" || params.get("pg") === fig.id) {
+          pgSwap(fig, new URL(window.location.href), false, null);
+        } else if (fig.hasAttribute("data-swapped")) {
+          // Back past this block's first change: its initial state.
+          pgSwap(fig, new URL(fig.getAttribute("data-home"), window.location.href), false, null).then(function (next) {
+            if (next) {
+              next.removeAttribute("data-swapped");
+            }
+          });
+        }
+      });
+    });
+
+    document.addEventListener("keydown", function (event) {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) {
+        return;
+      }
+      var target = event.target;
+      if (target && target.closest && target.closest("input, textarea, select, [contenteditable], .pg-scroll, [popover]")) {
+        if (!(event.key === "Escape" || (event.key === "?" && target.closest("[popover]")))) {
+          return;
+        }
+      }
+      var fig = currentPlayground(target);
+      if (!fig) {
+        return;
+      }
+      var key = event.key;
+      if (key === "?") {
+        var help = fig.querySelector("[popover]");
+        if (help && help.togglePopover) {
+          event.preventDefault();
+          help.togglePopover();
+        }
+        return;
+      }
+      if (key === "u") {
+        event.preventDefault();
+        window.history.back();
+        return;
+      }
+      if (event.shiftKey && key.length > 1) {
+        return;
+      }
+      var control = fig.querySelector("a[data-key='" + (window.CSS && CSS.escape ? CSS.escape(key) : key) + "']");
+      if (control) {
+        event.preventDefault();
+        control.click();
+      }
+    });
+  }
+
   initThemeToggle();
   initLessonKeys();
   enhanceCodeBlocks(document);
   initDoneMarks();
   initTocSpy();
   initEmbed();
+  initPlaygrounds();
 })();

@@ -463,12 +463,24 @@ func editorRows(text string) int {
 	return min(max(strings.Count(strings.TrimRight(text, "\n"), "\n")+2, 6), 24)
 }
 
-// counterexampleWhere names the scenario when it is not obvious.
+// counterexampleWhere names the counterexample's scenario.
 func counterexampleWhere(ce *playground.Counterexample) string {
 	if ce.Scenario == "" {
 		return ""
 	}
-	return " in " + ce.Scenario
+	return " (scenario " + ce.Scenario + ")"
+}
+
+// rulesText says what the checker tries and what must hold: "Checked
+// against every schedule of lost-ack with 1 lost ack, …. It must hold that
+// each distinct message takes effect exactly once."
+func rulesText(ex *playground.Exercise) string {
+	must := make([]string, len(ex.Invariants))
+	for i, inv := range ex.Invariants {
+		must[i] = invariantText(inv)
+	}
+	return "Checked against every schedule of " + strings.Join(ex.Scenarios, ", ") + " with " + boundsText(ex) +
+		". It must hold that " + strings.Join(must, ", and ") + "."
 }
 
 // exerciseIDs lists a lesson's exercise ids, space-separated.

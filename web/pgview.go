@@ -317,7 +317,7 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 		if at == 0 {
 			return "nothing has happened yet"
 		}
-		return "correct: every message took effect exactly once"
+		return "every message took effect exactly once"
 	}
 	effects := effectSteps(h, at)
 	var parts []string
