@@ -29,6 +29,8 @@ Usage:
   idemlab health [-url URL] exit 0 when URL/healthz answers 200 (container health check)
   idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
                             play a scenario in the terminal and print the verdicts
+  idemlab check [-lessons DIR] [-json] EXERCISE FILE
+                            check a handler script (FILE, or - for stdin) against an exercise
   idemlab scenarios         list the built-in scenarios
   idemlab handlers          list the built-in handlers
   idemlab version           print the version
@@ -92,6 +94,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return health(ctx, args, stdout)
 	case "version":
 		return printVersion(args, stdout)
+	case "check":
+		return checkExercise(ctx, args, stdout)
 	case "run":
 		return simulate(ctx, args, stdout)
 	case "scenarios":
