@@ -33,7 +33,7 @@ const maxHandlerFileBytes = 1 << 20
 // folder that does not load.
 func checkExercise(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("check")
-	dir := fs.String("lessons", "", "read the course from DIR instead of the built-in one")
+	dir := fs.String("lessons", "", "read the course from `DIR` instead of the built-in one")
 	asJSON := fs.Bool("json", false, "print the checker's result as JSON")
 	// Flags may come before, between or after the two arguments.
 	var positional []string
