@@ -5,6 +5,7 @@
 //	        [-frame-ancestors ORIGINS] [-log-format text|json]
 //	idemlab lint [DIR]
 //	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-json]
+//	idemlab check [-json] [-lessons DIR] EXERCISE FILE
 //	idemlab scenarios | handlers
 //	idemlab health [-url URL]
 //	idemlab version
