@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"idemlab/internal/browsertest"
@@ -74,9 +76,22 @@ func exClick(t *testing.T, ctx context.Context, css string) {
 	exEval[bool](t, ctx, fmt.Sprintf(`(() => { const el = document.querySelector(%q); el.scrollIntoView({block: "center"}); el.click(); return true })()`, css))
 }
 
+// exShot saves a picture of the element css selects. It clips a page
+// screenshot to the element's box, measured in the page, so that it also
+// works in a document history.back restored.
 func exShot(t *testing.T, ctx context.Context, css, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(css)))
+	box := exEval[[]float64](t, ctx, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height] })()`, css))
+	var png []byte
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		beyond := true
+		res, err := cdp.Call(ctx, tgt, cdppage.CaptureScreenshot, cdppage.CaptureScreenshotParams{
+			Clip:                  &cdppage.Viewport{X: box[0], Y: box[1], Width: box[2], Height: box[3], Scale: 1},
+			CaptureBeyondViewport: &beyond,
+		})
+		png = res.Data
+		return err
+	}))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
