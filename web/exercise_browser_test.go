@@ -57,7 +57,7 @@ func exWait(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !!(` + expr + `)`))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !!(`+expr+`)`))
 		if err == nil && ok {
 			return
 		}
