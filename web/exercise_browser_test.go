@@ -81,7 +81,7 @@ func exClick(t *testing.T, ctx context.Context, css string) {
 // works in a document history.back restored.
 func exShot(t *testing.T, ctx context.Context, css, name string) {
 	t.Helper()
-	box := exEval[[]float64](t, ctx, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height] })()`, css))
+	box := exEval[[]float64](t, ctx, fmt.Sprintf(`(() => { scrollTo(0, 0); const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height] })()`, css))
 	var png []byte
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
 		beyond := true
