@@ -16,6 +16,10 @@ import (
 	"modernc.org/sqlite"
 )
 
+// CustomQueryKey is the playground query parameter that carries a
+// learner's handler source (see Counterexample.Query).
+const CustomQueryKey = "custom"
+
 // CheckResult is the checker's answer for one learner handler.
 type CheckResult struct {
 	Exercise string `json:"exercise"`
@@ -64,7 +68,11 @@ type Counterexample struct {
 	// Story tells the schedule in one line:
 	// "deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150".
 	Story string `json:"story"`
-	// Query opens it in the playground: scenario=…&script=…&handler=<source>.
+	// Query opens it in the playground: scenario=…&script=…&custom=<source>.
+	// custom carries the learner's handler source (at most 4 KiB, what
+	// ParseHandler accepts); the playground parses it with ParseHandler
+	// ("mine") and runs it as Request.Custom, sandboxed. (Not "handler":
+	// the playground's forms already use that for built-in names.)
 	Query string `json:"query"`
 	// SQLError is the first statement of the handler that failed in this
 	// schedule (a constraint, say), with its line; nil when none did.
@@ -1024,7 +1032,7 @@ func (x *explorer) counterexample(source string) (*Counterexample, error) {
 	}
 	defer x.release(s)
 	script := (&Script{Events: f.events}).String()
-	q := url.Values{"scenario": {x.sc.Name}, "script": {script}, "handler": {source}}
+	q := url.Values{"scenario": {x.sc.Name}, "script": {script}, CustomQueryKey: {source}}
 	ce := &Counterexample{
 		Scenario: x.sc.Name, Script: script, Events: len(f.events),
 		Invariant: nf.invariant, Violation: nf.detail,

@@ -157,7 +157,7 @@ func TestCheck_CounterexampleReplaysInThePlayground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ParseHandler("mine", q.Get("handler"))
+	h, err := ParseHandler("mine", q.Get(CustomQueryKey))
 	if err != nil {
 		t.Fatal(err)
 	}
