@@ -43,6 +43,18 @@
 // and its origin in the -frame-ancestors flag. No cookies are involved. A
 // ?theme=light or ?theme=dark on the iframe's URL matches the host's theme.
 //
+// # Exercises
+//
+// A lesson's ```exercise block renders as ExerciseBlock: a form posting to
+// /exercises/{id}/check (a result page, no JavaScript needed), which
+// exercise.js turns into a POST /api/v1/check (form fields exercise and
+// handler; JSON with passed, schedules, distinct_states, naive_schedules,
+// counterexample, error {line, message}, and the result as html) swapped
+// in place. Checks are pure and store nothing, so a replayed POST answers
+// the same; at most GOMAXPROCS run at once, beyond that 429 with
+// Retry-After: 1. Passed exercises are kept in localStorage
+// ("idemlab.exercises") and marked on the course index. See exercise.go.
+//
 // # Test ids
 //
 // Browser and component tests find elements by data-testid; keep these
@@ -51,7 +63,13 @@
 // lesson-summary, lesson-facts, done-toggle, course-nav, lesson,
 // lesson-position, lesson-title, lesson-meta, lesson-minutes, objectives,
 // toc, lesson-body, pager, prev, next, back-to-course, embed-main,
-// embed-source, playground, playground-scenario, playground-script,
+// embed-source, exercise, exercise-goal, exercise-rules, exercise-editor,
+// exercise-check, exercise-reset, exercise-hint, exercise-solution,
+// exercise-result (with data-state empty|pass|fail|error|notice),
+// exercise-pass, exercise-counterexample, exercise-story,
+// exercise-violation, exercise-script, exercise-open-playground,
+// exercise-error (with data-line), exercise-lesson, exercise-mark (with
+// data-passed), playground, playground-scenario, playground-script,
 // playground-handlers, playground-expect, playground-caption, error-page
 // (with data-status), error-title, error-message, error-action, error-home;
 // added by app.js: copy-button, announcer.
