@@ -76,6 +76,9 @@ func stateFields(p pgPlace, s pgState, omit ...string) []hiddenField {
 	}
 	add("handlers", joinComma(s.handlers))
 	add("script", s.script)
+	if s.custom != "" {
+		add("handler", s.custom)
+	}
 	if s.seed != 0 {
 		add("seed", strconv.FormatInt(s.seed, 10))
 	}

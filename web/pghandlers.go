@@ -20,6 +20,10 @@ import (
 	"idemlab/playground"
 )
 
+// learnerHandlerName names the handler a link brings as source (handler=…),
+// as the exercises name it.
+const learnerHandlerName = "mine"
+
 // fragmentParam asks for the playground alone, without the page around it:
 // app.js swaps it in place. It never appears in a URL the visitor sees.
 const fragmentParam = "fragment"
@@ -34,7 +38,15 @@ func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, 
 	if err != nil {
 		return nil, invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "The playground cannot run this link. %s", err)
 	}
-	tr, err := playground.Run(ctx, playground.Request{Scenario: state.scenario, Handlers: state.handlers, Script: state.script, Seed: state.seed})
+	req := playground.Request{Scenario: state.scenario, Handlers: state.handlers, Script: state.script, Seed: state.seed}
+	if state.custom != "" {
+		mine, err := playground.ParseHandler(learnerHandlerName, state.custom)
+		if err != nil {
+			return nil, invalidf(back, "The playground cannot run this link. %s", err)
+		}
+		req.Custom = []*playground.Handler{mine}
+	}
+	tr, err := playground.Run(ctx, req)
 	var ie *playground.InputError
 	switch {
 	case errors.As(err, &ie):

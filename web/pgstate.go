@@ -20,6 +20,7 @@ type pgState struct {
 	scenario string
 	handlers []string
 	script   string // canonical (events joined by "; ")
+	custom   string // a learner's handler source (handler=…), run as "mine" after the built-ins
 	seed     int64
 	at       int    // event cursor: show the state after this many events; -1 = after the last
 	to       string // the worker the delivery controls name; "" = the broker's choice
@@ -100,6 +101,9 @@ func (p pgPlace) query(s pgState) string {
 	}
 	add("handlers", strings.Join(s.handlers, ","))
 	add("script", s.script)
+	if s.custom != "" {
+		add("handler", s.custom)
+	}
 	if s.seed != 0 {
 		add("seed", strconv.FormatInt(s.seed, 10))
 	}
@@ -137,12 +141,12 @@ func fullSizeHref(s pgState) string {
 }
 
 func (s pgState) equal(o pgState) bool {
-	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && s.script == o.script &&
+	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && s.script == o.script && s.custom == o.custom &&
 		s.seed == o.seed && s.at == o.at && s.to == o.to
 }
 
 // stateFromQuery reads a state on top of defaults (the place's home).
-// Parameters the forms send (handler=…, op=…) are folded in; the bool
+// Parameters the forms send (h=…, op=…) are folded in; the bool
 // reports that the URL was not canonical, so the caller redirects.
 func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool, error) {
 	s := home
@@ -156,16 +160,27 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 			}
 		}
 	}
-	if hs, ok := q["handler"]; ok { // checkboxes of the handler form
+	if src, ok := q["handler"]; ok { // a learner's handler, as exercises link it
+		s.custom = strings.TrimSpace(src[0])
+		if _, given := q["handlers"]; !given && s.custom != "" {
+			// Compare it with the scenario's handlers, within the limit.
+			s.handlers = home.handlers[:min(len(home.handlers), playground.MaxHandlers-1)]
+		}
+	}
+	if hs, ok := q["h"]; ok { // checkboxes of the handler form
 		s.handlers = nil
 		for _, h := range hs {
 			if h = strings.TrimSpace(h); h != "" && !slices.Contains(s.handlers, h) {
 				s.handlers = append(s.handlers, h)
 			}
 		}
-		if len(s.handlers) < 2 || len(s.handlers) > playground.MaxHandlers {
+		n := len(s.handlers)
+		if s.custom != "" {
+			n++
+		}
+		if n < 2 || n > playground.MaxHandlers {
 			return s, false, &playground.InputError{Field: "handlers",
-				Msg: fmt.Sprintf("%d chosen; compare between 2 and %d handlers", len(s.handlers), playground.MaxHandlers)}
+				Msg: fmt.Sprintf("%d chosen; compare between 2 and %d handlers", n, playground.MaxHandlers)}
 		}
 		redirect = true
 	}
@@ -211,8 +226,8 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 	return s, redirect, nil
 }
 
-// eventFromForm builds the one event a form adds: op=advance&n=…,
-// op=prune&n=…, op=crash-after&n=… (amends the last delivery).
+// eventFromForm builds the one event a form adds: op=advance&n=… or
+// op=prune&n=….
 func eventFromForm(q url.Values) (playground.Event, error) {
 	op := q.Get("op")
 	n, err := strconv.ParseInt(strings.TrimSpace(q.Get("n")), 10, 64)
