@@ -146,7 +146,6 @@
     var area = section.querySelector("textarea");
     var button = section.querySelector("[data-check]");
     var status = section.querySelector("[data-status]");
-    var result = section.querySelector("[data-result]");
     if (section.getAttribute("aria-busy") === "true") {
       return; // a double click: the first check is still running
     }
@@ -201,11 +200,6 @@
       .catch(function () {
         done();
         showNotice(section, "notice", "Not checked: the server could not be reached. Your handler is kept; try again.");
-      })
-      .then(function () {
-        if (result && document.activeElement === button && button.disabled) {
-          result.focus();
-        }
       });
   }
 

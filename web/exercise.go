@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -275,7 +276,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	}
 	resp := checkResponse{CheckResult: res, HTML: frag.String()}
 	if res.Counterexample != nil {
-		resp.Playground = v.path(counterexamplePath(res.Counterexample))
+		resp.Playground = v.path(counterexamplePath(res.Counterexample, in.handler))
 	}
 	body, err := json.Marshal(resp)
 	if err != nil {
@@ -362,9 +363,20 @@ func exercisePath(id string) string      { return "/exercises/" + id }
 func exerciseCheckPath(id string) string { return "/exercises/" + id + "/check" }
 func exerciseDOMID(id string) string     { return "ex-" + id }
 
-// counterexamplePath opens a counterexample in the playground.
-func counterexamplePath(ce *playground.Counterexample) string {
-	return "/playground?" + ce.Query
+// playgroundHandlerParam is the query key /playground reads a learner's
+// handler source from (pgstate.go), run there as "mine".
+const playgroundHandlerParam = "handler"
+
+// counterexamplePath opens a counterexample in the playground: its
+// scenario and script, with the learner's handler beside the built-ins.
+// It is built here rather than taken from ce.Query so that the link
+// follows the key the playground page reads.
+func counterexamplePath(ce *playground.Counterexample, source string) string {
+	q := url.Values{"scenario": {ce.Scenario}, "script": {ce.Script}}
+	if strings.TrimSpace(source) != "" {
+		q.Set(playgroundHandlerParam, source)
+	}
+	return "/playground?" + q.Encode()
 }
 
 // exerciseTitle is an exercise's title, or a neutral one.

@@ -155,11 +155,14 @@ func TestBrowser_ExerciseFromCounterexampleToPass(t *testing.T) {
 	if err := browsertest.WaitForPath(ctx, "/playground"); err != nil {
 		t.Fatal(err)
 	}
-	shows := exEval[string](t, ctx, `document.querySelector('[data-testid="error-page"]') ? "an error page: " + document.querySelector('[data-testid="error-message"]').textContent.trim() : "the playground"`)
-	t.Logf("the playground link shows %s", shows)
-	// The playground learns handler=SOURCE in its own issue; until then it
-	// may refuse the link, and the learner comes back all the same.
-	playgroundRefused := shows != "the playground"
+	exWait(t, ctx, "the playground", `document.querySelector('[data-testid="error-page"], [data-testid="pg-verdict"]')`)
+	if msg := exEval[string](t, ctx, `(document.querySelector('[data-testid="error-message"]') || {}).textContent || ""`); msg != "" {
+		t.Fatalf("the playground refused the counterexample: %s", strings.TrimSpace(msg))
+	}
+	// The learner's handler runs there as "mine", and breaks the same way.
+	if v := exEval[string](t, ctx, `(document.querySelector('[data-testid="pg-verdict"][data-handler="mine"]') || {dataset: {}}).dataset.verdict || "(none)"`); v != "duplicate-effect" {
+		t.Errorf("in the playground the learner's handler has verdict %q, want duplicate-effect", v)
+	}
 	browsertest.Screenshot(t, ctx, "playground-from-exercise")
 	exEval[bool](t, ctx, `history.back(), true`)
 	if err := browsertest.WaitForPath(ctx, lesson); err != nil {
@@ -196,14 +199,7 @@ func TestBrowser_ExerciseFromCounterexampleToPass(t *testing.T) {
 	}
 	exShot(t, ctx, item, "index-mark-light")
 
-	var errs []string
-	for _, e := range browsertest.PageErrors(ctx) {
-		if playgroundRefused && strings.Contains(e, "status of 400") {
-			continue // the playground's answer to handler=, logged above
-		}
-		errs = append(errs, e)
-	}
-	if len(errs) > 0 {
+	if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
 	}
 }

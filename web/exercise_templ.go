@@ -224,7 +224,7 @@ func ExerciseBlock(v *siteView, ev *exerciseView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "\">End each SQL statement with <code>;</code>. A line starting with <code>--</code> is a comment.</p><div class=\"exercise-editor\" data-editor><div class=\"exercise-gutter needs-js\" aria-hidden=\"true\" data-gutter></div><textarea id=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "\">End each SQL statement with <code>;</code>. A line starting with <code>--</code> is a comment.<span class=\"needs-js\"><kbd>Ctrl</kbd>+<kbd>Enter</kbd> checks.</span></p><div class=\"exercise-editor\" data-editor><div class=\"exercise-gutter needs-js\" aria-hidden=\"true\" data-gutter></div><textarea id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -527,7 +527,7 @@ func exerciseResult(v *siteView, ev *exerciseView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else if ev.outcome.result.Counterexample != nil {
-				templ_7745c5c3_Err = exerciseCounterexample(v, ev.outcome.result.Counterexample).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = exerciseCounterexample(v, ev.outcome.result.Counterexample, ev.handler).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -551,7 +551,7 @@ func exerciseResult(v *siteView, ev *exerciseView) templ.Component {
 	})
 }
 
-func exerciseCounterexample(v *siteView, ce *playground.Counterexample) templ.Component {
+func exerciseCounterexample(v *siteView, ce *playground.Counterexample, source string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -648,9 +648,9 @@ func exerciseCounterexample(v *siteView, ce *playground.Counterexample) templ.Co
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var38 string
-		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.path(counterexamplePath(ce)))).ResolveURL(ctx)
+		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.path(counterexamplePath(ce, source)))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise.templ`, Line: 146, Col: 73}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise.templ`, Line: 146, Col: 81}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 		if templ_7745c5c3_Err != nil {
