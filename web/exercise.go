@@ -116,6 +116,9 @@ func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, ha
 // checkInput is a check request read from a form.
 type checkInput struct {
 	handler string
+	// unreadable: the body itself was refused (too large, malformed), as
+	// opposed to a handler field that is empty or too long.
+	unreadable bool
 }
 
 // readCheckForm reads the handler field of a check request. The message
@@ -125,9 +128,9 @@ func readCheckForm(w http.ResponseWriter, r *http.Request) (checkInput, string, 
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return checkInput{}, "handler", fmt.Errorf("the request is larger than %d KiB; a handler is at most %d KiB", exerciseBodyLimit>>10, exerciseHandlerLimit>>10)
+			return checkInput{unreadable: true}, "handler", fmt.Errorf("the request is larger than %d KiB; a handler is at most %d KiB", exerciseBodyLimit>>10, exerciseHandlerLimit>>10)
 		}
-		return checkInput{}, "", fmt.Errorf("the form could not be read: %v", err)
+		return checkInput{unreadable: true}, "", fmt.Errorf("the form could not be read: %v", err)
 	}
 	handler := r.PostForm.Get("handler")
 	switch {
@@ -245,6 +248,9 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	id := r.PostForm.Get("exercise")
 	_, spec := findExercise(v.course, id)
 	switch {
+	case in.unreadable:
+		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: err.Error(), Field: field})
+		return nil
 	case strings.TrimSpace(id) == "":
 		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: "exercise: missing; send exercise=ID and handler=SQL as a form", Field: "exercise"})
 		return nil

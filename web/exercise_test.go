@@ -309,7 +309,11 @@ func TestCheckAPI_Answers(t *testing.T) {
 				t.Errorf("body %s", body)
 			}
 		}},
-		{"oversized body", url.Values{"exercise": {spec.ID}, "handler": {strings.Repeat("x", 100<<10)}}, 400, nil},
+		{"oversized body", url.Values{"exercise": {spec.ID}, "handler": {strings.Repeat("x", 100<<10)}}, 400, func(t *testing.T, _ apiCheck, body string) {
+			if !strings.Contains(body, "larger than 64 KiB") {
+				t.Errorf("body %s", body)
+			}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -328,6 +332,9 @@ func TestCheckAPI_Answers(t *testing.T) {
 				var e apiError
 				if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error == "" {
 					t.Errorf("error body %q: %v", body, err)
+				}
+				if tc.check != nil {
+					tc.check(t, apiCheck{}, body)
 				}
 				return
 			}
