@@ -17,8 +17,9 @@ import (
 )
 
 // CustomQueryKey is the playground query parameter that carries a
-// learner's handler source (see Counterexample.Query).
-const CustomQueryKey = "custom"
+// learner's handler source (see Counterexample.Query); web/pgstate.go
+// reads the same key.
+const CustomQueryKey = "handler"
 
 // CheckResult is the checker's answer for one learner handler.
 type CheckResult struct {
@@ -68,11 +69,10 @@ type Counterexample struct {
 	// Story tells the schedule in one line:
 	// "deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150".
 	Story string `json:"story"`
-	// Query opens it in the playground: scenario=…&script=…&custom=<source>.
-	// custom carries the learner's handler source (at most 4 KiB, what
-	// ParseHandler accepts); the playground parses it with ParseHandler
-	// ("mine") and runs it as Request.Custom, sandboxed. (Not "handler":
-	// the playground's forms already use that for built-in names.)
+	// Query opens it in the playground: scenario=…&script=…&handler=<source>.
+	// handler carries the learner's handler source (at most 4 KiB, what
+	// ParseHandler accepts); the playground page parses it with
+	// ParseHandler ("mine") and runs it as Request.Custom, sandboxed.
 	Query string `json:"query"`
 	// SQLError is the first statement of the handler that failed in this
 	// schedule (a constraint, say), with its line; nil when none did.
