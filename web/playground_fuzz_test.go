@@ -1,0 +1,61 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzPlaygroundQuery sends any query to the playground routes: the answer
+// is a page, a redirect to the canonical URL or a 400 that explains, never
+// a 500; and a redirect never leads to a 500 either.
+func FuzzPlaygroundQuery(f *testing.F) {
+	for _, seed := range []string{
+		"scenario=lost-ack",
+		"scenario=lost-ack&script=deliver+msg-1%3B+redeliver+msg-1&at=1&to=B",
+		"scenario=concurrent-duplicate&h=increment&h=dedupe-tx&op=advance&n=3",
+		"scenario=lost-ack&handler=BEGIN%3B&op=prune&n=0",
+		"pg=pg-1&script=crash+A&at=0",
+		"scenario=lost-ack&at=-1&seed=9",
+	} {
+		f.Add("/playground", seed)
+		f.Add("/lessons/why-twice", seed)
+	}
+	s := newTestServer(f, Config{})
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, path, rawQuery string) {
+		switch path {
+		case "/playground", "/embed/playground", "/lessons/why-twice", "/embed/lessons/why-twice", "/api/v1/run":
+		default:
+			path = "/playground"
+		}
+		if _, err := url.ParseQuery(rawQuery); err != nil {
+			return
+		}
+		target := path + "?" + rawQuery
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.URL.RawQuery = rawQuery
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch rec.Code {
+		case http.StatusOK, http.StatusBadRequest:
+		case http.StatusSeeOther:
+			loc := rec.Header().Get("Location")
+			next := httptest.NewRecorder()
+			u, err := url.Parse(strings.SplitN(loc, "#", 2)[0])
+			if err != nil {
+				t.Fatalf("%s redirects to %q: %v", target, loc, err)
+			}
+			nreq := httptest.NewRequest(http.MethodGet, u.Path, nil)
+			nreq.URL.RawQuery = u.RawQuery
+			h.ServeHTTP(next, nreq)
+			if next.Code != http.StatusOK && next.Code != http.StatusBadRequest {
+				t.Errorf("%s redirects to %s, which answers %d", target, loc, next.Code)
+			}
+		default:
+			t.Errorf("%s answers %d: %.300s", target, rec.Code, rec.Body.String())
+		}
+	})
+}
