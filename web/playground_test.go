@@ -71,7 +71,7 @@ func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
 		if l.Find(`table[data-table="accounts"] tr.is-changed`).Length() == 0 && name == "increment" {
 			t.Errorf("%s: the row the last event changed is not highlighted", name)
 		}
-		if l.Find("svg" + testID("pg-chart") + " polyline").Length() != 2 {
+		if l.Find("svg"+testID("pg-chart")+" polyline").Length() != 2 {
 			t.Errorf("%s: the chart lacks its expected and actual lines", name)
 		}
 	})
@@ -154,7 +154,7 @@ func TestLivePlayground_CursorShowsAnEarlierState(t *testing.T) {
 		t.Errorf("back %q, forward %q", back, forward)
 	}
 	// A new event replaces the events after the cursor.
-	deliver := fig.Find(`[data-message="msg-2"] ` + testID("pg-deliver")).AttrOr("href", "")
+	deliver := fig.Find(`[data-message="msg-2"] `+testID("pg-deliver")).AttrOr("href", "")
 	if q := queryOf(t, deliver); q.Get("script") != "deliver msg-1 lose-ack; deliver msg-2" || q.Has("at") {
 		t.Errorf("deliver msg-2 from event 1 links to %q", deliver)
 	}
