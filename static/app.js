@@ -447,10 +447,6 @@
         var nextEvents = next.querySelector(".pg-events");
         if (nextEvents) {
           nextEvents.scrollLeft = eventsLeft;
-          var current = nextEvents.querySelector(".is-current");
-          if (current && current.scrollIntoView) {
-            current.scrollIntoView({ block: "nearest", inline: "nearest" });
-          }
         }
         window.scrollBy(0, next.getBoundingClientRect().top - top);
         var target = r.url.pathname + r.url.search + (next.id !== "playground" ? "#" + next.id : "");
@@ -479,6 +475,14 @@
 
   function enhancePlayground(fig) {
     pgScrollToCursor(fig);
+    var events = fig.querySelector(".pg-events");
+    var current = events && events.querySelector(".is-current");
+    if (current && events.scrollWidth > events.clientWidth) {
+      var left = current.offsetLeft - events.offsetLeft;
+      if (left < events.scrollLeft || left + current.offsetWidth > events.scrollLeft + events.clientWidth) {
+        events.scrollLeft = Math.max(0, left - events.clientWidth / 2);
+      }
+    }
     // Inside an iframe, controls stay in the frame; other links leave it.
     fig.querySelectorAll("a[href]").forEach(function (a) {
       if (!a.hasAttribute("data-no-swap")) {

@@ -55,6 +55,47 @@
 // Retry-After: 1. Passed exercises are kept in localStorage
 // ("idemlab.exercises") and marked on the course index. See exercise.go.
 //
+// # The playground
+//
+// One component, LivePlayground (playground.templ), drawn in three places:
+// a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
+// /playground and /embed/playground. Its whole state is in the URL
+// (pgstate.go), so every control is a link or a GET form, the Back button
+// is undo, and every state is a permalink:
+//
+//	/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&to=B
+//	/lessons/{slug}?pg=pg-1&handlers=…&script=…&at=…#pg-1   (one block changed; the bare lesson is every block at its start)
+//
+// Parameters: scenario (the page; a lesson block's is fixed), handlers (a,b;
+// 2 to 4 with the learner's), script (the grammar; empty means the
+// scenario's default), handler (a learner's handler source, run as "mine"
+// beside the built-ins, as exercise counterexamples link it), seed, at (event
+// cursor: the state after that many events; absent = the last; a new event
+// replaces those after it), to (the worker delivery controls name), pg (the
+// lesson block). Forms send h=NAME (checkboxes) and op=advance|prune with n;
+// the server answers them with 303 to the canonical URL. fragment=1 answers
+// the figure alone: app.js fetches it, swaps the figure, pushes the URL and
+// keeps scroll, focus and open panels; popstate restores. A bad URL is a 400
+// page quoting the parser ("script: event 2: …") with a link back to the
+// playground's start; /playground without a scenario lists the scenarios.
+//
+// GET /api/v1/run?scenario=…&handlers=…&script=…&seed=… answers the engine's
+// Trace as JSON (application/json; the schema is documented in package
+// playground: top level scenario, title, script, seed, tick_unit, settings,
+// workers, messages, events, handlers; each handler has name, ok, verdict,
+// violations[{kind, message_id, step, event, detail}], first_divergence,
+// expected, actual, ledger, frames (one per event: expected/actual figures,
+// ledger, changed rows, step range) and steps[{index, event, tick, kind,
+// worker, message, attempt, sql, args, rows_affected|rows_found, error,
+// changes, note}]). Bad input: 400 with {"error": "script: event 2: …",
+// "field": "script"}; a failure of ours: 500 {"error": …}.
+//
+// The embedded playground posts its height like the embed lesson view:
+//
+//	<iframe src="https://idemlab.example/embed/playground?scenario=lost-ack" title="Idemlab playground" style="width:100%;border:0"></iframe>
+//
+// with the same listener as below; its controls stay inside the frame.
+//
 // # Test ids
 //
 // Browser and component tests find elements by data-testid; keep these
@@ -73,4 +114,23 @@
 // playground-handlers, playground-expect, playground-caption, error-page
 // (with data-status), error-title, error-message, error-action, error-home;
 // added by app.js: copy-button, announcer.
+//
+// The live playground (figure[data-testid=playground] with data-scenario,
+// data-handlers, data-script, data-at, data-total, data-url, data-home):
+// playground-scenario, playground-script (the event timeline),
+// playground-handlers (the verdict list), playground-expect (a lesson's
+// expected verdict), playground-caption, pg-verdict (data-handler,
+// data-verdict), pg-verdict-label, pg-verdict-text, pg-divergence
+// (data-event; the other views mark it with [data-divergence] or
+// .is-divergent), pg-timeline, pg-event (data-event), pg-back, pg-forward,
+// pg-latest, pg-start-over, pg-reset, pg-permalink, pg-full-size,
+// pg-help-button, pg-keys, pg-clock, pg-story, pg-ledgers, pg-ledger
+// (data-handler, data-verdict), pg-figure, pg-figure-actual, pg-chart,
+// pg-controls, pg-message (data-message), pg-message-status, pg-deliver,
+// pg-redeliver, pg-publish, pg-expire, pg-start, pg-faults, pg-fault-none,
+// pg-lose-ack, pg-crash-before-ack, pg-crash-after, pg-step, pg-finish,
+// pg-crash, pg-restart, pg-replay, pg-prune, pg-advance, pg-advance-form,
+// pg-prune-form, pg-handler-form, pg-script-form, pg-diagram (the SVG),
+// pg-diagram-scroll, pg-steps, pg-step, pg-sql, pg-announce; the picker:
+// pg-picker, pg-scenarios, pg-scenario-card, pg-all-scenarios.
 package web

@@ -17,12 +17,13 @@ import (
 // each worker, then each handler's ledger.
 
 const (
-	dgGutter = 112 // step labels on the left
-	dgLane   = 136
-	dgHead   = 40
-	dgBand   = 26
-	dgRow    = 22
-	dgPad    = 10
+	dgGutter   = 112 // step labels on the left
+	dgLane     = 136 // lane spacing in a lesson; the full-size page spreads out
+	dgLaneWide = 176
+	dgHead     = 40
+	dgBand     = 26
+	dgRow      = 22
+	dgPad      = 10
 )
 
 type diagramView struct {
@@ -71,23 +72,27 @@ type diagramRow struct {
 func newDiagram(pv *playgroundView) diagramView {
 	tr := pv.trace
 	d := diagramView{}
+	lane := dgLane
+	if !pv.place.inLesson() {
+		lane = dgLaneWide
+	}
 	laneX := map[string]int{}
-	x := dgGutter + dgLane/2
+	x := dgGutter + lane/2
 	d.Lanes = append(d.Lanes, laneView{X: x, Label: "Broker", Sub: "queue", Kind: "broker"})
 	laneX[""] = x
 	laneX["janitor"] = x
 	for _, w := range tr.Workers {
-		x += dgLane
+		x += lane
 		d.Lanes = append(d.Lanes, laneView{X: x, Label: "Worker " + w, Sub: "consumer", Kind: "worker"})
 		laneX[w] = x
 	}
 	ledgerX := make([]int, len(tr.Handlers))
 	for i, h := range tr.Handlers {
-		x += dgLane
+		x += lane
 		ledgerX[i] = x
 		d.Lanes = append(d.Lanes, laneView{X: x, Label: h.Name, Sub: "ledger", Kind: "ledger", Handler: i})
 	}
-	d.Width = x + dgLane/2 + dgPad
+	d.Width = x + lane/2 + dgPad
 
 	// Steps per event and handler, in order.
 	y := dgHead
