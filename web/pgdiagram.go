@@ -254,7 +254,7 @@ type chartView struct {
 	Dots              []chartDot
 	YTicks            []chartTick
 	XTicks            []chartTick
-	CursorX           int
+	CursorX, CursorW  int // the column of the event shown
 	DivX              int // -1 when no divergence shown
 	Left, Right, Base int
 	Top               int
@@ -338,42 +338,36 @@ func scaleCharts(hs []*handlerView) {
 		plotW := c.Width - chLeft - chRight
 		plotH := c.Height - chTop - chBottom
 		c.Left, c.Right, c.Top, c.Base = chLeft, c.Width-chRight, chTop, c.Height-chBottom
-		xAt := func(i int) int {
-			if n <= 1 {
-				return chLeft
-			}
-			return chLeft + i*plotW/(n-1)
-		}
+		// Value i (after event i) holds over the column [xAt(i), xAt(i+1)].
+		xAt := func(i int) int { return chLeft + i*plotW/max(n, 1) }
 		yAt := func(v int64) int { return chTop + int(float64(hi-v)/float64(hi-lo)*float64(plotH)) }
 		c.ExpectedPts = stepPoints(c.Expected, xAt, yAt)
 		c.ActualPts = stepPoints(c.Actual, xAt, yAt)
 		for i := range c.Actual {
-			c.Dots = append(c.Dots, chartDot{X: xAt(i), Y: yAt(c.Actual[i]), Differs: c.Actual[i] != c.Expected[i]})
+			c.Dots = append(c.Dots, chartDot{X: (xAt(i) + xAt(i+1)) / 2, Y: yAt(c.Actual[i]), Differs: c.Actual[i] != c.Expected[i]})
 		}
 		c.YTicks = []chartTick{{yAt(hi), strconv.FormatInt(hi, 10)}, {yAt(lo), strconv.FormatInt(lo, 10)}}
-		step := max(1, (n-1+7)/8)
+		step := max(1, (n+7)/8)
 		for i := 0; i < n; i += step {
-			c.XTicks = append(c.XTicks, chartTick{xAt(i), strconv.Itoa(i)})
+			c.XTicks = append(c.XTicks, chartTick{(xAt(i) + xAt(i+1)) / 2, strconv.Itoa(i)})
 		}
 		if c.DivX >= 0 {
 			c.DivX = xAt(c.DivX)
 		}
-		c.CursorX = xAt(min(c.CursorX, max(n-1, 0)))
+		cur := min(c.CursorX, max(n-1, 0))
+		c.CursorX, c.CursorW = xAt(cur), xAt(cur+1)-xAt(cur)
 		c.Desc = fmt.Sprintf("%s after each event, expected: %s; actual: %s.", c.Label, joinInts(c.Expected), joinInts(c.Actual))
 	}
 }
 
-// stepPoints draws values as steps: a value holds until the next event.
+// stepPoints draws values as steps: value i holds over its column.
 func stepPoints(vals []int64, xAt func(int) int, yAt func(int64) int) string {
 	var b strings.Builder
 	for i, v := range vals {
 		if i > 0 {
-			fmt.Fprintf(&b, " %d,%d", xAt(i), yAt(vals[i-1]))
-		}
-		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%d,%d", xAt(i), yAt(v))
+		fmt.Fprintf(&b, "%d,%d %d,%d", xAt(i), yAt(v), xAt(i+1), yAt(v))
 	}
 	return b.String()
 }
