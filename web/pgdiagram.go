@@ -176,7 +176,11 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 	case playground.StepRestart:
 		mark(w, "ring", "restart: filter emptied")
 	case playground.StepAbort:
-		mark(w, "cross", "abort: "+truncate(st.Error, 40))
+		why := st.Error
+		if why == "" {
+			why = st.Note
+		}
+		mark(w, "cross", "abort: "+truncate(why, 40))
 	case playground.StepDeadlock:
 		mark(w, "cross", "deadlock: rolled back")
 	case playground.StepStop:

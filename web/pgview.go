@@ -143,6 +143,33 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	return pv
 }
 
+// verdictInFlight is the UI's word for a ledger that differs only because
+// a worker still holds a message (the engine, judging the end, says lost).
+const verdictInFlight = "in-flight"
+
+// heldMessages lists "msg-1 on B" for each message a worker holds at the
+// cursor in this handler's run.
+func heldMessages(h *playground.HandlerTrace, at int) []string {
+	busy := map[string]string{}
+	for _, st := range h.Steps {
+		if st.Event > at {
+			break
+		}
+		switch st.Kind {
+		case playground.StepDeliver:
+			busy[st.Worker] = st.Message
+		case playground.StepAck, playground.StepAckLost, playground.StepAckRefused, playground.StepAbort, playground.StepCrash, playground.StepRestart:
+			delete(busy, st.Worker)
+		}
+	}
+	var out []string
+	for w, m := range busy {
+		out = append(out, m+" on "+w)
+	}
+	slices.Sort(out)
+	return out
+}
+
 var verdictLabels = map[string]string{
 	playground.VerdictOK:        "Correct",
 	playground.VerdictDuplicate: "Duplicate effect",
@@ -180,6 +207,12 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 	}
 	hv.Label = verdictLabels[hv.Verdict]
 	hv.Sentence = verdictSentence(hv.Verdict, h, sc, at, expected, actual)
+	// A message a worker still holds has not taken effect yet: that is not
+	// a lost effect, only an unfinished one.
+	if held := heldMessages(h, at); hv.Verdict == playground.VerdictLost && len(held) > 0 {
+		hv.Verdict, hv.Label = verdictInFlight, "In flight"
+		hv.Sentence = "not committed yet: " + strings.Join(held, ", ") + "; step or finish the worker to see where it lands"
+	}
 
 	for j := range expected {
 		fv := figureView{Label: figureLabel(expected[j]), Expected: figureValue(expected[j])}

@@ -460,3 +460,24 @@ func TestPlaygroundPage_WeightAndNothingExternal(t *testing.T) {
 		}
 	}
 }
+
+// Mid-race, the workers hold the message: the ledgers differ from the
+// expected ones because nothing has committed yet, which is not a loss.
+func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
+	state := pgState{scenario: "concurrent-duplicate", handlers: []string{"check-then-insert", "dedupe-tx"},
+		script: "start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B", at: 4}
+	_, doc := livePlayground(t, pagePlaceOf, state)
+	doc.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
+		if got := s.AttrOr("data-verdict", ""); got != verdictInFlight {
+			t.Errorf("%s: verdict %q mid-race, want %s", s.AttrOr("data-handler", ""), got, verdictInFlight)
+		}
+		if got := s.Find(testID("pg-verdict-text")).Text(); !strings.Contains(got, "msg-1 on A, msg-1 on B") {
+			t.Errorf("in-flight text = %q", got)
+		}
+	})
+	state.at = -1
+	_, doc = livePlayground(t, pagePlaceOf, state)
+	if got := doc.Find(testID("pg-verdict") + `[data-handler="check-then-insert"]`).AttrOr("data-verdict", ""); got != "duplicate-effect" {
+		t.Errorf("after the race check-then-insert is %q, want duplicate-effect", got)
+	}
+}
