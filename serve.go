@@ -159,6 +159,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := newLogger(cfg.LogFormat, stderr)
 
+	// The watcher notes the folder before the course loads, so that an edit
+	// made while it loads is reloaded rather than missed.
+	var watcher *lessons.Watcher
+	if cfg.LessonsDir != "" {
+		watcher = lessons.NewWatcher(cfg.LessonsDir)
+	}
 	// A broken lesson at start stops the start, with what lint would print.
 	course, err := loadCourse(cfg.LessonsDir)
 	if err != nil {
@@ -196,13 +202,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
-	if cfg.LessonsDir != "" {
-		// Watch reads the folder itself; only the options are needed here.
+	if watcher != nil {
+		// The watcher reads the folder itself; only the options are needed here.
 		_, opts, err := courseFS(cfg.LessonsDir)
 		if err != nil {
 			return err
 		}
-		go lessons.Watch(watchCtx, cfg.LessonsDir, opts, watchInterval,
+		go watcher.Run(watchCtx, opts, watchInterval,
 			func(c *lessons.Course) {
 				site.SetCourse(c)
 				logger.Info("lessons reloaded", "dir", cfg.LessonsDir, "lessons", len(c.Lessons))

@@ -18,12 +18,35 @@ import (
 // has. Watch does not load at start: the caller loads first, so that a broken
 // folder stops the server from starting. Problems name files under dir
 // unless opts.DisplayRoot says otherwise.
+//
+// Watch compares against the folder as it is when Watch starts; a caller
+// that loads first and then starts Watch in a goroutine would miss an edit
+// made in between, so such a caller uses NewWatcher before loading.
 func Watch(ctx context.Context, dir string, opts Options, interval time.Duration, onLoad func(*Course), onError func(error)) {
-	if opts.DisplayRoot == "" {
-		opts.DisplayRoot = dir
-	}
+	NewWatcher(dir).Run(ctx, opts, interval, onLoad, onError)
+}
+
+// Watcher remembers the state of a lessons folder to notice changes.
+type Watcher struct {
+	dir  string
+	fsys fs.FS
+	last map[string]fileStamp
+}
+
+// NewWatcher notes the folder's state now: call it before loading the
+// course, so that an edit made while the course loads is seen as a change.
+func NewWatcher(dir string) *Watcher {
 	fsys := os.DirFS(dir)
 	last, _ := snapshot(fsys)
+	return &Watcher{dir: dir, fsys: fsys, last: last}
+}
+
+// Run polls the folder until ctx is done, as Watch describes.
+func (w *Watcher) Run(ctx context.Context, opts Options, interval time.Duration, onLoad func(*Course), onError func(error)) {
+	if opts.DisplayRoot == "" {
+		opts.DisplayRoot = w.dir
+	}
+	last := w.last
 	readFailed := false // report an unreadable folder once, not on every poll
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -33,10 +56,10 @@ func Watch(ctx context.Context, dir string, opts Options, interval time.Duration
 			return
 		case <-ticker.C:
 		}
-		current, err := snapshot(fsys)
+		current, err := snapshot(w.fsys)
 		if err != nil {
 			if !readFailed {
-				onError(&LoadError{Problems: []Problem{{File: dir, Msg: "cannot read the lessons folder: " + err.Error()}}})
+				onError(&LoadError{Problems: []Problem{{File: w.dir, Msg: "cannot read the lessons folder: " + err.Error()}}})
 			}
 			readFailed, last = true, nil
 			continue
@@ -46,7 +69,7 @@ func Watch(ctx context.Context, dir string, opts Options, interval time.Duration
 			continue
 		}
 		last = current
-		course, err := Load(fsys, opts)
+		course, err := Load(w.fsys, opts)
 		if err != nil {
 			onError(err)
 			continue

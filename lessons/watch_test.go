@@ -132,3 +132,38 @@ func TestWatch_ReportsAVanishedFolderOnce(t *testing.T) {
 		t.Errorf("%d more onError calls for the same missing folder, want 0", n)
 	}
 }
+
+// An edit made after NewWatcher and before Run (while the server loads the
+// course, say) is a change Run must report.
+func TestWatcher_SeesAnEditMadeBeforeRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "01-a.md")
+	if err := os.WriteFile(file, []byte(minimalLesson("First", 1, "Body.\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatcher(dir)
+	if err := os.WriteFile(file, []byte(minimalLesson("Edited before the watch began", 1, "Body, longer.\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loads := make(chan *Course, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Run(ctx, Options{}, 5*time.Millisecond, func(c *Course) {
+			select {
+			case loads <- c:
+			default:
+			}
+		}, func(err error) { t.Errorf("onError: %v", err) })
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case c := <-loads:
+		if got := c.Lessons[0].Title; got != "Edited before the watch began" {
+			t.Errorf("reloaded title %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the edit made before Run was never reported")
+	}
+}
