@@ -448,7 +448,7 @@
         if (nextEvents) {
           nextEvents.scrollLeft = eventsLeft;
         }
-        window.scrollBy(0, next.getBoundingClientRect().top - top);
+        window.scrollBy({ top: next.getBoundingClientRect().top - top, behavior: "instant" });
         var target = r.url.pathname + r.url.search + (next.id !== "playground" ? "#" + next.id : "");
         var atHome = next.id !== "playground" && !r.url.searchParams.has("pg");
         if (push) {

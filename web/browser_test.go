@@ -116,7 +116,12 @@ func click(t *testing.T, ctx context.Context, css string) {
 	t.Helper()
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	if err := chromedp.Do(cctx, chromedp.ScrollIntoView(chromedp.CSS(css)), chromedp.Click(chromedp.CSS(css))); err != nil {
+	// Scroll without animation (the site scrolls smoothly when focus is in
+	// the page), so the click lands where the element is.
+	if err := poll(cctx, fmt.Sprintf(`(() => { const el = document.querySelector(%q); if (!el || document.readyState !== "complete") return false; el.scrollIntoView({block: "center", behavior: "instant"}); return true })()`, css)); err != nil {
+		t.Fatalf("click %s: %v", css, err)
+	}
+	if err := chromedp.Do(cctx, chromedp.Click(chromedp.CSS(css))); err != nil {
 		t.Fatalf("click %s: %v", css, err)
 	}
 }
