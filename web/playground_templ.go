@@ -4229,7 +4229,7 @@ func pgStepList(pv *playgroundView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !pv.place.inLesson() {
+		if pv.place.kind == placePage {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 367, " open")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
