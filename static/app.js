@@ -367,7 +367,8 @@
     }
     var owner = el.closest("[data-message], [data-worker], [data-event]");
     var where = owner ? owner.getAttribute("data-message") || owner.getAttribute("data-worker") || owner.getAttribute("data-event") : "";
-    return where + "|" + (el.getAttribute("data-testid") || el.getAttribute("data-key") || "") + "|" + (el.textContent || "").trim();
+    // The title, not the text: a shortcut hint (<kbd>) moves between controls.
+    return where + "|" + (el.getAttribute("data-testid") || "") + "|" + (el.getAttribute("title") || (el.textContent || "").trim());
   }
 
   function pgRefocus(fig, key, testid) {
