@@ -477,7 +477,7 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 	})
 	state.at = -1
 	_, doc = livePlayground(t, pagePlaceOf, state)
-	if got := doc.Find(testID("pg-verdict") + `[data-handler="check-then-insert"]`).AttrOr("data-verdict", ""); got != "duplicate-effect" {
+	if got := doc.Find(testID("pg-verdict")+`[data-handler="check-then-insert"]`).AttrOr("data-verdict", ""); got != "duplicate-effect" {
 		t.Errorf("after the race check-then-insert is %q, want duplicate-effect", got)
 	}
 }
