@@ -10,7 +10,7 @@
 // optional leading "digits-" prefix — is the lesson's URL: /lessons/slug.
 // Files whose names start with "_" or "." are ignored (drafts).
 //
-// The file starts with YAML front matter; every field is required:
+// The file starts with YAML front matter; every field but kind is required:
 //
 //	---
 //	title: Why messages arrive twice
@@ -19,7 +19,15 @@
 //	minutes: 8        # reading time
 //	objectives:
 //	  - What the learner can do afterwards.
+//	kind: lesson      # optional: lesson (the default) or reference
 //	---
+//
+// A reference page (kind: reference, such as the glossary) is a page to look
+// things up in rather than a step of the course: Lesson.IsReference reports
+// it, and the site lists it apart from the numbered lessons, without a
+// number, and leaves it out of the lesson count, the reading time and the
+// progress. Its order still places it among the pages (its neighbours).
+// Any other kind is a problem reported on its line.
 //
 // The body is GitHub-flavoured markdown with raw HTML disabled: tables,
 // strikethrough, task lists, automatic heading ids, callouts (a block quote

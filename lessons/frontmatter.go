@@ -3,6 +3,7 @@ package lessons
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"go.abhg.dev/goldmark/frontmatter"
 	"gopkg.in/yaml.v3"
@@ -11,6 +12,16 @@ import (
 // frontMatterKeys are the fields every lesson must set, in the order they are
 // documented.
 var frontMatterKeys = []string{"title", "summary", "order", "minutes", "objectives"}
+
+// optionalFrontMatterKeys may be left out; knownFrontMatterKeys is every
+// field a lesson may set, for unknown-field messages.
+var (
+	optionalFrontMatterKeys = []string{"kind"}
+	knownFrontMatterKeys    = append(slices.Clone(frontMatterKeys), optionalFrontMatterKeys...)
+)
+
+// lessonKinds are the values of the kind field; the first is the default.
+var lessonKinds = []string{KindLesson, KindReference}
 
 // yamlFrontMatter is the only front matter format accepted: "---" fences.
 // Its Unmarshal never panics.
@@ -21,6 +32,7 @@ type frontMatter struct {
 	Title, Summary string
 	Order, Minutes int
 	Objectives     []string
+	Kind           string // KindLesson unless the file says otherwise
 	OrderLine      int // file line of the order key, for duplicate-order messages
 }
 
@@ -66,7 +78,7 @@ func decodeFrontMatter(root *yaml.Node, yamlText []byte, bad func(line int, msg 
 	const firstLine = 1                                 // the YAML's line 1 is the file's line 2
 	lastLine := bytes.Count(yamlText, []byte("\n")) + 1 // the closing ---
 	badYAML := func(yamlLine int, msg string) { bad(firstLine+min(yamlLine, lastLine), msg) }
-	var fm frontMatter
+	fm := frontMatter{Kind: KindLesson}
 	if root == nil || (root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null") {
 		bad(1, "front matter is empty: want "+joinWords(frontMatterKeys, "and"))
 		return fm
@@ -90,9 +102,18 @@ func decodeFrontMatter(root *yaml.Node, yamlText []byte, bad func(line int, msg 
 			fm.Minutes, msg = positiveIntValue("minutes", f.Value)
 		case "objectives":
 			fm.Objectives = stringListValue("objectives", f.Value, badYAML)
+		case "kind":
+			var kind string
+			if kind, msg = stringValue("kind", f.Value); msg == "" {
+				if slices.Contains(lessonKinds, kind) {
+					fm.Kind = kind
+				} else {
+					msg = unknownWord("kind", kind, lessonKinds)
+				}
+			}
 		default:
-			msg = unknownWord("front matter field", f.Key, frontMatterKeys)
-			if guess := closestWord(f.Key, frontMatterKeys); guess != "" {
+			msg = unknownWord("front matter field", f.Key, knownFrontMatterKeys)
+			if guess := closestWord(f.Key, knownFrontMatterKeys); guess != "" {
 				seen[guess] = true // reported as a typo, not also as missing
 			}
 		}

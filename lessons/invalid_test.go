@@ -78,7 +78,10 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"unclosed-front-matter", "01-a.md:1: front matter is never closed: end it with a --- line"},
 		{"unknown-callout", "01-a.md:9: unknown callout [!CAUTION] (want [!NOTE], [!TIP] or [!WARNING])"},
 		{"unknown-code-kind", "01-a.md:9: unknown code block kind \"playgroud\": did you mean \"playground\"?"},
-		{"unknown-field", "01-a.md:7: unknown front matter field \"tags\" (want title, summary, order, minutes or objectives)"},
+		{"unknown-field", "01-a.md:7: unknown front matter field \"tags\" (want title, summary, order, minutes, objectives or kind)"},
+		{"unknown-kind", "01-a.md:7: unknown kind \"appendix\" (want lesson or reference)\n" +
+			"02-b.md:7: unknown kind \"refrence\": did you mean \"reference\"?\n" +
+			"03-c.md:7: kind must be a string, not a list"},
 		{"wrong-types", "01-a.md:2: title must be a string, not an integer\n01-a.md:3: summary must be a string, not a list\n01-a.md:4: order must be a whole number, not a string\n01-a.md:5: minutes must be 1 or more, not 0\n01-a.md:6: objectives must be a list, not a string"},
 	}
 	// These folders hold exercises that only the checker finds wrong.

@@ -26,7 +26,7 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 			if len(l.TOC) == 0 {
 				t.Error("no table of contents")
 			}
-			if len(l.Playgrounds) == 0 && l.Slug != "glossary" {
+			if len(l.Playgrounds) == 0 && !l.IsReference() {
 				t.Error("no playground block")
 			}
 			if course.Lesson(l.Slug) != l {
@@ -53,7 +53,7 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 				html.WriteString(b.HTML)
 			}
 			wants := []string{`class="callout `, `<pre class="chroma">`, `href="/lessons/`, `class="quiz"`, `href="/lessons/glossary#`}
-			if l.Slug == "glossary" {
+			if l.IsReference() {
 				wants = []string{`href="/lessons/`}
 			}
 			for _, want := range wants {
@@ -62,6 +62,37 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The glossary is a reference page, told apart through its front matter;
+// every other page is a numbered lesson by default.
+func TestLoad_KindSetsReferencePages(t *testing.T) {
+	course, err := Load(Embedded(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var references []string
+	for _, l := range course.Lessons {
+		switch l.Kind {
+		case KindReference:
+			references = append(references, l.Slug)
+		case KindLesson:
+		default:
+			t.Errorf("%s: kind %q, want %q or %q", l.Slug, l.Kind, KindLesson, KindReference)
+		}
+		if l.IsReference() != (l.Kind == KindReference) {
+			t.Errorf("%s: IsReference() = %v with kind %q", l.Slug, l.IsReference(), l.Kind)
+		}
+	}
+	if got := strings.Join(references, " "); got != "glossary" {
+		t.Errorf("reference pages = %q, want \"glossary\"", got)
+	}
+	if lessons := len(course.Lessons) - len(references); lessons != 12 {
+		t.Errorf("%d numbered lessons, want 12", lessons)
+	}
+	if (&Lesson{}).IsReference() {
+		t.Error("a Lesson with no Kind is a reference page; want a lesson")
 	}
 }
 

@@ -204,7 +204,7 @@ func (l *loader) loadLesson(name string) *Lesson {
 		return nil
 	}
 	source = normalizeNewlines(bytes.TrimPrefix(source, utf8BOM))
-	lesson := &Lesson{Slug: slugFromFileName(name), Path: file}
+	lesson := &Lesson{Slug: slugFromFileName(name), Path: file, Kind: KindLesson}
 	bad := func(line int, msg string) { l.problem(file, line, msg) }
 
 	state, yamlText := scanFrontMatter(source)
@@ -228,6 +228,7 @@ func (l *loader) loadLesson(name string) *Lesson {
 			lesson.Title, lesson.Summary = fm.Title, fm.Summary
 			lesson.Order, lesson.Minutes = fm.Order, fm.Minutes
 			lesson.Objectives, lesson.orderLine = fm.Objectives, fm.OrderLine
+			lesson.Kind = fm.Kind
 		}
 	}
 	l.renderBody(lesson, doc, source, newLineIndex(source))

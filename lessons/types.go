@@ -20,6 +20,7 @@ type Lesson struct {
 	Order      int      // front matter; unique within a course
 	Minutes    int      // front matter
 	Objectives []string // front matter
+	Kind       string   // front matter, optional: KindLesson (the default) or KindReference
 	Path       string   // file name inside the lessons folder, for messages
 
 	// Body is the rendered lesson in document order: HTML segments with
@@ -32,6 +33,20 @@ type Lesson struct {
 
 	orderLine int // file line of the order field, for duplicate-order messages
 }
+
+// The kinds of page a course holds (front matter "kind").
+const (
+	// KindLesson is a numbered lesson: it counts towards the course's
+	// lessons, reading time and progress.
+	KindLesson = "lesson"
+	// KindReference is a page to look things up in, such as a glossary:
+	// listed apart from the numbered lessons and not counted.
+	KindReference = "reference"
+)
+
+// IsReference reports whether the page is a reference page rather than a
+// numbered lesson. A Lesson built by hand with no Kind is a lesson.
+func (l *Lesson) IsReference() bool { return l.Kind == KindReference }
 
 // Block is one piece of a lesson body: exactly one field is set.
 type Block struct {
