@@ -33,7 +33,7 @@ type frontMatter struct {
 	Order, Minutes int
 	Objectives     []string
 	Kind           string // KindLesson unless the file says otherwise
-	OrderLine      int // file line of the order key, for duplicate-order messages
+	OrderLine      int    // file line of the order key, for duplicate-order messages
 }
 
 // frontMatterState says whether a file starts with front matter and where it
