@@ -135,7 +135,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	if !ok {
 		return unknownLesson(slug)
 	}
-	l := v.course.Lessons[pos.number-1]
+	l := pos.lesson
 	q := r.URL.Query()
 	id := q.Get("pg")
 	var spec *lessons.PlaygroundSpec

@@ -58,22 +58,65 @@ func (m pageMeta) fullTitle() string {
 	return m.title + " · " + siteName
 }
 
-// lessonPosition places a lesson in its course.
+// lessonPosition places a page in its course. Numbered lessons have a
+// number (1-based) out of total; reference pages have number 0.
 type lessonPosition struct {
+	lesson        *lessons.Lesson
 	number, total int
 	prev, next    *lessons.Lesson
 }
 
-// positionOf places a lesson in its course: its number, and its neighbours
-// as the lessons package defines them.
+// label is the page's kicker: "Lesson 3 of 12", or "Reference".
+func (p lessonPosition) label() string {
+	if p.number == 0 {
+		return "Reference"
+	}
+	return "Lesson " + strconv.Itoa(p.number) + " of " + strconv.Itoa(p.total)
+}
+
+// shortLabel names the page in a back link: "Lesson 3", or "Reference".
+func (p lessonPosition) shortLabel() string {
+	if p.number == 0 {
+		return "Reference"
+	}
+	return "Lesson " + strconv.Itoa(p.number)
+}
+
+// positionOf places a page in its course. A lesson's neighbours are the
+// numbered lessons around it, so that the last lesson ends the course rather
+// than leading into the glossary; a reference page keeps the neighbours the
+// lessons package gives it (the glossary goes back to the last lesson).
 func positionOf(course *lessons.Course, slug string) (lessonPosition, bool) {
-	i := slices.IndexFunc(course.Lessons, func(l *lessons.Lesson) bool { return l.Slug == slug })
-	if i < 0 {
+	l := course.Lesson(slug)
+	if l == nil {
 		return lessonPosition{}, false
 	}
-	pos := lessonPosition{number: i + 1, total: len(course.Lessons)}
-	pos.prev, pos.next = course.Neighbours(slug)
+	pos := lessonPosition{lesson: l}
+	if l.IsReference() {
+		pos.prev, pos.next = course.Neighbours(slug)
+		return pos, true
+	}
+	numbered := numberedLessons(course)
+	i := slices.Index(numbered, l)
+	pos.number, pos.total = i+1, len(numbered)
+	if i > 0 {
+		pos.prev = numbered[i-1]
+	}
+	if i+1 < len(numbered) {
+		pos.next = numbered[i+1]
+	}
 	return pos, true
+}
+
+// numberedLessons is the course without its reference pages: what the
+// index numbers, counts and tracks progress over.
+func numberedLessons(course *lessons.Course) []*lessons.Lesson {
+	return slices.DeleteFunc(slices.Clone(course.Lessons), (*lessons.Lesson).IsReference)
+}
+
+// referencePages is the course's reference pages (a glossary), in order.
+func referencePages(course *lessons.Course) []*lessons.Lesson {
+	return slices.DeleteFunc(slices.Clone(course.Lessons), func(l *lessons.Lesson) bool { return !l.IsReference() })
 }
 
 // plural writes "1 objective", "3 objectives".
@@ -103,19 +146,22 @@ func durationText(minutes int) string {
 	}
 }
 
-// courseSlugs lists every slug, space-separated, for the progress counter.
+// courseSlugs lists every numbered lesson's slug, space-separated, for the
+// progress counter.
 func courseSlugs(course *lessons.Course) string {
-	slugs := make([]string, len(course.Lessons))
-	for i, l := range course.Lessons {
+	numbered := numberedLessons(course)
+	slugs := make([]string, len(numbered))
+	for i, l := range numbered {
 		slugs[i] = l.Slug
 	}
 	return strings.Join(slugs, " ")
 }
 
-// courseMinutes is the whole course's reading time.
+// courseMinutes is the reading time of the numbered lessons: reference
+// pages are looked things up in, not read through.
 func courseMinutes(course *lessons.Course) int {
 	total := 0
-	for _, l := range course.Lessons {
+	for _, l := range numberedLessons(course) {
 		total += l.Minutes
 	}
 	return total
