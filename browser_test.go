@@ -52,10 +52,17 @@ func TestBrowser_ReadTheCourse(t *testing.T) {
 		chromedp.Navigate(server.URL+"/"),
 		chromedp.WaitVisible(browsertest.TestID("lesson-list")),
 	))
+	// Reference pages (the glossary) are listed apart, after the lessons.
+	numbered, references := countLessons(course)
 	items, err := chromedp.Run(ctx, chromedp.Nodes(browsertest.TestIDAll("lesson-item")))
 	must(t, err)
-	if len(items) != len(course.Lessons) {
-		t.Errorf("the index lists %d lessons, want %d", len(items), len(course.Lessons))
+	if len(items) != numbered {
+		t.Errorf("the index lists %d lessons, want %d", len(items), numbered)
+	}
+	refs, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="reference-list"] [data-testid="reference-item"]').length`))
+	must(t, err)
+	if refs != references {
+		t.Errorf("the index lists %d reference pages, want %d", refs, references)
 	}
 	browsertest.Screenshot(t, ctx, "index-light")
 
@@ -112,6 +119,18 @@ func TestBrowser_ReadTheCourse(t *testing.T) {
 	}
 }
 
+// countLessons splits the course into numbered lessons and reference pages.
+func countLessons(course *lessons.Course) (numbered, references int) {
+	for _, l := range course.Lessons {
+		if l.IsReference() {
+			references++
+		} else {
+			numbered++
+		}
+	}
+	return numbered, references
+}
+
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -133,7 +152,7 @@ func TestBrowser_DoneMarkSurvivesReload(t *testing.T) {
 	server := startServe(t)
 	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
 	must(t, err)
-	total := len(course.Lessons)
+	total, _ := countLessons(course) // reference pages are not part of the progress
 
 	must(t, chromedp.Do(ctx,
 		chromedp.Navigate(server.URL+"/"),
