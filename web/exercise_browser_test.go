@@ -35,22 +35,6 @@ func exServe(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func exRun(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func exEval[T any](t *testing.T, ctx context.Context, expr string) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	return v
-}
-
 // exWait evaluates expr until it is true; errors (a document being
 // replaced) are retried.
 func exWait(t *testing.T, ctx context.Context, what, expr string) {
@@ -73,7 +57,7 @@ func exWait(t *testing.T, ctx context.Context, what, expr string) {
 func exClick(t *testing.T, ctx context.Context, css string) {
 	t.Helper()
 	exWait(t, ctx, css, fmt.Sprintf(`document.querySelector(%q)`, css))
-	exEval[bool](t, ctx, fmt.Sprintf(`(() => { const el = document.querySelector(%q); el.scrollIntoView({block: "center"}); el.click(); return true })()`, css))
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { const el = document.querySelector(%q); el.scrollIntoView({block: "center"}); el.click(); return true })()`, css))
 }
 
 // exShot saves a picture of the element css selects. It clips a page
@@ -81,7 +65,7 @@ func exClick(t *testing.T, ctx context.Context, css string) {
 // works in a document history.back restored.
 func exShot(t *testing.T, ctx context.Context, css, name string) {
 	t.Helper()
-	box := exEval[[]float64](t, ctx, fmt.Sprintf(`(() => { scrollTo(0, 0); const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height] })()`, css))
+	box := eval[[]float64](t, ctx, fmt.Sprintf(`(() => { scrollTo(0, 0); const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height] })()`, css))
 	var png []byte
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
 		beyond := true
@@ -118,36 +102,36 @@ func TestBrowser_ExerciseFromCounterexampleToPass(t *testing.T) {
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
 	lesson := lessonPath(spec.Lesson)
 
-	exRun(t, ctx,
+	run(t, ctx,
 		browsertest.ColorScheme("light"),
 		chromedp.Navigate(srv.URL+lesson+"#ex-"+spec.ID),
 		chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)),
 	)
-	exEval[bool](t, ctx, `window.__sameDocument = true`)
-	if got := exEval[int](t, ctx, `document.querySelectorAll('`+sel+` [data-gutter] span').length`); got != strings.Count(spec.Start, "\n")+1 {
+	eval[bool](t, ctx, `window.__sameDocument = true`)
+	if got := eval[int](t, ctx, `document.querySelectorAll('`+sel+` [data-gutter] span').length`); got != strings.Count(spec.Start, "\n")+1 {
 		t.Errorf("the gutter numbers %d lines", got)
 	}
 
 	// Hints come one at a time.
 	exClick(t, ctx, sel+` [data-next-hint]`)
-	if n := exEval[int](t, ctx, `[...document.querySelectorAll('`+sel+` [data-testid="exercise-hint"]')].filter(d => !d.hidden).length`); n != 1 {
+	if n := eval[int](t, ctx, `[...document.querySelectorAll('`+sel+` [data-testid="exercise-hint"]')].filter(d => !d.hidden).length`); n != 1 {
 		t.Errorf("after one click %d hints show, want 1", n)
 	}
 
 	// The starting handler breaks: a counterexample, in place.
 	exClick(t, ctx, sel+` [data-testid="exercise-check"]`)
 	exWait(t, ctx, "the counterexample", exResultState(spec.ID)+` === "fail"`)
-	story := exEval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-counterexample"]').textContent.replace(/\s+/g, " ")`)
+	story := eval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-counterexample"]').textContent.replace(/\s+/g, " ")`)
 	if !strings.Contains(story, "lose") && !strings.Contains(story, "lost") {
 		t.Errorf("the counterexample does not tell the lost ack: %q", story)
 	}
-	if !exEval[bool](t, ctx, `window.__sameDocument === true`) {
+	if !eval[bool](t, ctx, `window.__sameDocument === true`) {
 		t.Error("the page reloaded: with JavaScript the result should swap in place")
 	}
 	exShot(t, ctx, sel, "counterexample-light")
 
 	// Open it in the playground, then come back.
-	href := exEval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-open-playground"]').getAttribute("href")`)
+	href := eval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-open-playground"]').getAttribute("href")`)
 	if !strings.HasPrefix(href, "/playground?") || !strings.Contains(href, "handler=") {
 		t.Errorf("playground link %q", href)
 	}
@@ -156,45 +140,45 @@ func TestBrowser_ExerciseFromCounterexampleToPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the playground", `document.querySelector('[data-testid="error-page"], [data-testid="pg-verdict"]')`)
-	if msg := exEval[string](t, ctx, `(document.querySelector('[data-testid="error-message"]') || {}).textContent || ""`); msg != "" {
+	if msg := eval[string](t, ctx, `(document.querySelector('[data-testid="error-message"]') || {}).textContent || ""`); msg != "" {
 		t.Fatalf("the playground refused the counterexample: %s", strings.TrimSpace(msg))
 	}
 	// The learner's handler runs there as "mine", and breaks the same way.
-	if v := exEval[string](t, ctx, `(document.querySelector('[data-testid="pg-verdict"][data-handler="mine"]') || {dataset: {}}).dataset.verdict || "(none)"`); v != "duplicate-effect" {
+	if v := eval[string](t, ctx, `(document.querySelector('[data-testid="pg-verdict"][data-handler="mine"]') || {dataset: {}}).dataset.verdict || "(none)"`); v != "duplicate-effect" {
 		t.Errorf("in the playground the learner's handler has verdict %q, want duplicate-effect", v)
 	}
 	browsertest.Screenshot(t, ctx, "playground-from-exercise")
-	exEval[bool](t, ctx, `history.back(), true`)
+	eval[bool](t, ctx, `history.back(), true`)
 	if err := browsertest.WaitForPath(ctx, lesson); err != nil {
 		t.Fatal(err)
 	}
 
 	// Paste the solution and check again.
 	exWait(t, ctx, "the editor", `document.querySelector('`+sel+` textarea')`)
-	exEval[bool](t, ctx, fmt.Sprintf(`(() => { const a = document.querySelector('%s textarea'); a.focus(); a.value = %s; a.dispatchEvent(new Event("input", {bubbles: true})); return true })()`,
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { const a = document.querySelector('%s textarea'); a.focus(); a.value = %s; a.dispatchEvent(new Event("input", {bubbles: true})); return true })()`,
 		sel, strconv.Quote(spec.Solution)))
 	exClick(t, ctx, sel+` [data-testid="exercise-check"]`)
 	exWait(t, ctx, "the pass", exResultState(spec.ID)+` === "pass"`)
-	verdict := exEval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-result"]').textContent.replace(/\s+/g, " ")`)
+	verdict := eval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-result"]').textContent.replace(/\s+/g, " ")`)
 	if !strings.Contains(verdict, "Holds in all") || !strings.Contains(verdict, "distinct states explored") {
 		t.Errorf("the pass reads %q", verdict)
 	}
-	if exEval[bool](t, ctx, `document.querySelector('`+sel+` [data-exercise-badge]').hidden`) {
+	if eval[bool](t, ctx, `document.querySelector('`+sel+` [data-exercise-badge]').hidden`) {
 		t.Error("the exercise is not marked passed on the lesson")
 	}
 	exShot(t, ctx, sel, "pass-light")
 
 	// Reset brings the starting handler back.
 	exClick(t, ctx, sel+` [data-testid="exercise-reset"]`)
-	if got := exEval[string](t, ctx, `document.querySelector('`+sel+` textarea').value`); got != spec.Start {
+	if got := eval[string](t, ctx, `document.querySelector('`+sel+` textarea').value`); got != spec.Start {
 		t.Errorf("after Reset the editor holds %q", got)
 	}
 
 	// The course index marks the exercise passed.
-	exRun(t, ctx, chromedp.Navigate(srv.URL+"/"))
+	run(t, ctx, chromedp.Navigate(srv.URL+"/"))
 	exWait(t, ctx, "the index mark", fmt.Sprintf(`document.querySelector('[data-testid="exercise-mark"][data-exercise-ids~=%q][data-passed="true"]')`, spec.ID))
 	item := fmt.Sprintf(`[data-testid="lesson-item"][data-lesson-slug=%q]`, spec.Lesson)
-	if got := exEval[string](t, ctx, `document.querySelector('`+item+` [data-testid="exercise-mark"]').textContent.trim()`); got != "Exercise passed" {
+	if got := eval[string](t, ctx, `document.querySelector('`+item+` [data-testid="exercise-mark"]').textContent.trim()`); got != "Exercise passed" {
 		t.Errorf("the index mark reads %q", got)
 	}
 	exShot(t, ctx, item, "index-mark-light")
@@ -211,19 +195,19 @@ func TestBrowser_ExerciseErrorLine(t *testing.T) {
 	srv := exServe(t)
 	spec := builtinExercise(t, "dedupe-credit")
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
-	exRun(t, ctx,
+	run(t, ctx,
 		browsertest.ColorScheme("dark"),
 		chromedp.Navigate(srv.URL+exercisePath(spec.ID)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
-	exEval[bool](t, ctx, fmt.Sprintf(`(() => { const a = document.querySelector('%s textarea'); a.value = %s; a.dispatchEvent(new Event("input", {bubbles: true})); return true })()`,
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { const a = document.querySelector('%s textarea'); a.value = %s; a.dispatchEvent(new Event("input", {bubbles: true})); return true })()`,
 		sel, strconv.Quote("BEGIN;\nUPDATE accounts SET balance = balance + :amout WHERE id = :account_id;\nCOMMIT;\n")))
 	exClick(t, ctx, sel+` [data-testid="exercise-check"]`)
 	exWait(t, ctx, "the error", exResultState(spec.ID)+` === "error"`)
-	if got := exEval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-error"]').dataset.line`); got != "2" {
+	if got := eval[string](t, ctx, `document.querySelector('`+sel+` [data-testid="exercise-error"]').dataset.line`); got != "2" {
 		t.Errorf("error line = %q", got)
 	}
-	if got := exEval[string](t, ctx, `(document.querySelector('`+sel+` [data-gutter] .is-error') || {}).textContent || ""`); got != "2" {
+	if got := eval[string](t, ctx, `(document.querySelector('`+sel+` [data-gutter] .is-error') || {}).textContent || ""`); got != "2" {
 		t.Errorf("the gutter marks line %q, want 2", got)
 	}
 	exShot(t, ctx, sel, "error-dark")
@@ -240,14 +224,14 @@ func TestBrowser_ExerciseWithoutJavaScript(t *testing.T) {
 	srv := exServe(t)
 	spec := builtinExercise(t, "conditional-ship")
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
-	exRun(t, ctx,
+	run(t, ctx,
 		browsertest.DisableJavaScript(),
 		browsertest.ColorScheme("light"),
 		chromedp.EmulateViewport(exPhoneWidth, exPhoneHeight, chromedp.EmulateMobile),
 		chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"#ex-"+spec.ID),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
-	if n := exEval[int](t, ctx, `document.querySelectorAll('`+sel+` [data-testid="exercise-hint"]').length`); n != len(spec.Hints) {
+	if n := eval[int](t, ctx, `document.querySelectorAll('`+sel+` [data-testid="exercise-hint"]').length`); n != len(spec.Hints) {
 		t.Errorf("without JavaScript %d hints show, want all %d as <details>", n, len(spec.Hints))
 	}
 	exShot(t, ctx, sel, "lesson-exercise-phone")
@@ -256,10 +240,10 @@ func TestBrowser_ExerciseWithoutJavaScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the result page", exResultState(spec.ID)+` === "fail"`)
-	if got := exEval[string](t, ctx, `document.querySelector('`+sel+` textarea').value`); got != spec.Start {
+	if got := eval[string](t, ctx, `document.querySelector('`+sel+` textarea').value`); got != spec.Start {
 		t.Errorf("the result page holds %q", got)
 	}
-	if w := exEval[int](t, ctx, `document.documentElement.scrollWidth`); w > exPhoneWidth {
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > exPhoneWidth {
 		t.Errorf("at %dpx the result page is %dpx wide", exPhoneWidth, w)
 	}
 	browsertest.Screenshot(t, ctx, "result-page-phone-no-js")
