@@ -474,7 +474,24 @@
       });
   }
 
+  // Undo is the browser's Back, but only back to a state this page pushed:
+  // on the state a visitor arrived at, Back would leave the playground.
+  function pgCanUndo() {
+    return !!(window.history.state && window.history.state.pg);
+  }
+
+  function pgUndo() {
+    if (pgCanUndo()) {
+      window.history.back();
+    } else {
+      announce("Nothing to undo: this is the state you opened.");
+    }
+  }
+
   function enhancePlayground(fig) {
+    fig.querySelectorAll("[data-undo]").forEach(function (b) {
+      b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
+    });
     pgScrollToCursor(fig);
     var events = fig.querySelector(".pg-events");
     var current = events && events.querySelector(".is-current");
@@ -522,7 +539,7 @@
         return;
       }
       if (el.hasAttribute("data-undo")) {
-        window.history.back();
+        pgUndo();
         return;
       }
       if (el.hasAttribute("data-no-swap")) {
@@ -606,7 +623,7 @@
       }
       if (key === "u") {
         event.preventDefault();
-        window.history.back();
+        pgUndo();
         return;
       }
       if (event.shiftKey && key.length > 1) {

@@ -324,3 +324,37 @@ addEventListener("message", function (e) {
 	t.Logf("the embedded playground grew to %dpx", height)
 	browsertest.Screenshot(t, ctx, "embed-host")
 }
+
+// Undo is the browser's Back only for states the page pushed itself: on the
+// state a visitor opened, it says there is nothing to undo instead of
+// leaving the playground.
+func TestBrowser_PlaygroundUndoStaysOnThePage(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx,
+		chromedp.Navigate(srv.URL+"/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1"),
+		chromedp.WaitVisible(chromedp.CSS(`#playground`)),
+	)
+	waitScript(t, ctx, "playground", "deliver msg-1")
+	if got := eval[string](t, ctx, `document.querySelector('#playground [data-undo]').getAttribute('aria-disabled')`); got != "true" {
+		t.Errorf("Undo on the opened state: aria-disabled=%q, want true", got)
+	}
+	click(t, ctx, `#playground [data-undo]`)
+	if err := poll(ctx, `(document.querySelector('[data-testid="announcer"]') || {}).textContent === "Nothing to undo: this is the state you opened."`); err != nil {
+		t.Fatalf("Undo on the opened state did not say there is nothing to undo: %v", err)
+	}
+	if path := eval[string](t, ctx, `location.pathname`); path != "/playground" {
+		t.Fatalf("Undo left the playground for %s", path)
+	}
+
+	click(t, ctx, `#playground [data-message="msg-2"] [data-testid="pg-deliver"]`)
+	waitScript(t, ctx, "playground", "deliver msg-1; deliver msg-2")
+	if got := eval[string](t, ctx, `document.querySelector('#playground [data-undo]').getAttribute('aria-disabled')`); got != "false" {
+		t.Errorf("Undo after a click: aria-disabled=%q, want false", got)
+	}
+	click(t, ctx, `#playground [data-undo]`)
+	waitScript(t, ctx, "playground", "deliver msg-1")
+	if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
