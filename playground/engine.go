@@ -105,20 +105,14 @@ type msgState struct {
 	leaseEnd   int64
 }
 
-func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
-	l, err := openLedgerFor(tmpl, builtinHandlers[h.Name] != h)
-	if err != nil {
-		return nil, err
-	}
-	defer l.close()
+// newSim sets up one handler's run on ledger l: the scenario's workers, idle
+// and with empty filters, and its messages, none delivered yet. Run and the
+// exercise checker both start from it.
+func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	s := &sim{
 		ctx: ctx, sc: sc, h: h, l: l,
 		byName: map[string]*worker{}, msgs: map[string]*msgState{},
 		delivered: map[string]bool{}, effects: map[string][]int{}, changed: map[string]bool{},
-		steps: make([]Step, 0, min(8*len(script.Events), 512)),
-	}
-	if seed != 0 {
-		s.rng = rand.New(rand.NewPCG(uint64(seed), uint64(index)))
 	}
 	for _, name := range sc.Workers {
 		w := &worker{name: name, filter: map[string]bool{}}
@@ -129,6 +123,20 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Hand
 		s.msgs[sc.Messages[i].ID] = &msgState{m: &sc.Messages[i]}
 	}
 	l.onCommit = s.committed
+	return s
+}
+
+func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
+	l, err := openLedgerFor(tmpl, builtinHandlers[h.Name] != h)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	s := newSim(ctx, sc, h, l)
+	s.steps = make([]Step, 0, min(8*len(script.Events), 512))
+	if seed != 0 {
+		s.rng = rand.New(rand.NewPCG(uint64(seed), uint64(index)))
+	}
 	if !isBuiltinHandler(h) {
 		// A learner's handler: its worker connections are sandboxed (sandbox.go).
 		if err := sandboxWorkers(s); err != nil {

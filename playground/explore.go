@@ -360,7 +360,7 @@ func (x *explorer) reuse(l *ledger) (*sim, error) {
 		return nil, err
 	}
 	l.committed = x.tmpl.initial.clone()
-	s := exploreSim(x.ctx, x.sc, x.h, l)
+	s := newSim(x.ctx, x.sc, x.h, l)
 	for _, c := range l.conns {
 		if w := s.byName[c.name]; w != nil {
 			w.db = c
@@ -369,31 +369,13 @@ func (x *explorer) reuse(l *ledger) (*sim, error) {
 	return s, nil
 }
 
-// exploreSim is a run's Go state over a ledger, as runHandler builds it.
-func exploreSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
-	s := &sim{
-		ctx: ctx, sc: sc, h: h, l: l,
-		byName: map[string]*worker{}, msgs: map[string]*msgState{},
-		delivered: map[string]bool{}, effects: map[string][]int{}, changed: map[string]bool{},
-	}
-	for _, name := range sc.Workers {
-		w := &worker{name: name, filter: map[string]bool{}}
-		s.workers = append(s.workers, w)
-		s.byName[name] = w
-	}
-	for i := range sc.Messages {
-		s.msgs[sc.Messages[i].ID] = &msgState{m: &sc.Messages[i]}
-	}
-	l.onCommit = s.committed
-	return s
-}
-
+// exploreNewSim opens a fresh sandboxed ledger and a run over it.
 func exploreNewSim(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler) (*sim, error) {
 	l, err := openLedger(tmpl)
 	if err != nil {
 		return nil, err
 	}
-	s := exploreSim(ctx, sc, h, l)
+	s := newSim(ctx, sc, h, l)
 	if err := sandboxWorkers(s); err != nil {
 		l.close()
 		return nil, err
@@ -1309,7 +1291,7 @@ func (x *explorer) restore(snap *exploreSnapshot) *sim {
 		return nil
 	}
 	l.committed = snap.committed.clone()
-	s := exploreSim(x.ctx, x.sc, x.h, l)
+	s := newSim(x.ctx, x.sc, x.h, l)
 	for _, c := range l.conns {
 		if w := s.byName[c.name]; w != nil {
 			w.db = c
