@@ -313,7 +313,10 @@ func TestRun_Lint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lessonsOK := plural(len(course.Lessons), "lesson") + " OK"
+	lessonsOK := coursePages(course) + " OK"
+	if lessonsOK != "12 lessons and 1 reference page OK" {
+		t.Errorf("the built-in course reads %q", lessonsOK)
+	}
 
 	tests := []struct {
 		name       string

@@ -161,7 +161,7 @@ func lint(args []string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("lint: %w", err)
 	}
-	fmt.Fprintf(stdout, "%s OK\n", plural(len(course.Lessons), "lesson"))
+	fmt.Fprintf(stdout, "%s OK\n", coursePages(course))
 	return nil
 }
 
@@ -285,4 +285,21 @@ func buildVersion() string {
 		return "dev"
 	}
 	return revision + modified
+}
+
+// coursePages counts a course as a person reads it: "12 lessons and 1
+// reference page" (a glossary is not a lesson).
+func coursePages(c *lessons.Course) string {
+	var numbered, reference int
+	for _, l := range c.Lessons {
+		if l.IsReference() {
+			reference++
+		} else {
+			numbered++
+		}
+	}
+	if reference == 0 {
+		return plural(numbered, "lesson")
+	}
+	return plural(numbered, "lesson") + " and " + plural(reference, "reference page")
 }
