@@ -38,7 +38,7 @@ type baselineStatement struct {
 }
 
 // baselineFor records the SQL a run of req executed, per handler.
-func baselineFor(b *testing.B, req Request) (*ledgerTemplate, [][]baselineStatement) {
+func baselineFor(b *testing.B, req Request) (*ledgerImage, [][]baselineStatement) {
 	tr, err := Run(context.Background(), req)
 	if err != nil {
 		b.Fatal(err)
@@ -68,10 +68,10 @@ func baselineFor(b *testing.B, req Request) (*ledgerTemplate, [][]baselineStatem
 
 // runBaseline executes the recorded statements directly on one connection
 // per handler, each on a fresh ledger restored from the same template.
-func runBaseline(b *testing.B, tmpl *ledgerTemplate, perHandler [][]baselineStatement) {
+func runBaseline(b *testing.B, tmpl *ledgerImage, perHandler [][]baselineStatement) {
 	ctx := context.Background()
 	for _, stmts := range perHandler {
-		l, err := openLedgerFor(tmpl, false) // the built-in handlers' settings
+		l, err := openLedger(tmpl) // plain connections, as the built-in handlers run on
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -130,9 +130,10 @@
 //
 // A learner's handler runs on connections with an SQLite authorizer: row
 // reads and writes and transactions only, no ATTACH, PRAGMA, DDL or
-// recursive queries, and only the functions in allowedFunctions (abs,
+// recursive queries, and only the functions in sandboxFunctions (abs,
 // coalesce, max, count, …); the parser checks each statement against the
-// same authorizer. The built-in handlers are trusted and run without it.
+// same authorizer (sandboxAuthorizer, sandbox.go). The built-in handlers are
+// trusted and run without it.
 //
 // # Verdict
 //

@@ -126,8 +126,8 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	return s
 }
 
-func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerTemplate, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
-	l, err := openLedgerFor(tmpl, builtinHandlers[h.Name] != h)
+func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
+	l, err := openLedger(tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func (s *sim) schedulerOrder(except *worker) []*worker {
 func (s *sim) breakDeadlock() bool {
 	var victim *worker
 	for _, o := range s.workers {
-		if o.job != nil && o.blockedAt > 0 && o.db != nil && o.db.inTx && (victim == nil || o.blockedAt > victim.blockedAt) {
+		if o.job != nil && o.blockedAt > 0 && o.db != nil && o.db.inTransaction() && (victim == nil || o.blockedAt > victim.blockedAt) {
 			victim = o
 		}
 	}
@@ -530,7 +530,7 @@ func (s *sim) rollback(w *worker) *Step {
 		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
 	}
 	res := w.db.exec(s.ctx, "ROLLBACK", nil, false)
-	w.db.inTx = false
+	w.db.setInTransaction(false)
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 	}
@@ -563,7 +563,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	}
 	stmt := j.stmts[j.pc]
 	args, nargs := s.bind(stmt, j.msg.m)
-	w.db.message = j.msg.m.ID
+	w.db.runsFor(j.msg.m.ID)
 	res := w.db.exec(s.ctx, stmt.SQL, nargs, stmt.isQuery())
 	if err := s.ctx.Err(); err != nil {
 		return 0, err
@@ -585,7 +585,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		s.record(st)
 		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
 			Note: "the handler failed: no ack, so the broker delivers " + j.msg.m.ID + " again after its lease"})
-		if w.db.inTx {
+		if w.db.inTransaction() {
 			r := s.rollback(w)
 			r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
 		}
@@ -594,17 +594,17 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	}
 	switch stmt.Verb {
 	case "BEGIN":
-		w.db.inTx = true
+		w.db.setInTransaction(true)
 		j.txStart = j.pc
 	case "COMMIT", "END", "ROLLBACK":
-		w.db.inTx = false
+		w.db.setInTransaction(false)
 	}
 	if stmt.isQuery() {
 		st.RowsFound = ptr(res.Found)
 	} else if !isTxVerb(stmt.Verb) {
 		st.RowsAffected = ptr(res.Rows)
 	}
-	st.Changes = s.changes(res.Changes, w.db.inTx)
+	st.Changes = s.changes(res.Changes, w.db.inTransaction())
 	if stmt.Verb == "COMMIT" || stmt.Verb == "END" {
 		st.Changes = s.changes(res.Committed, false)
 	}
@@ -622,7 +622,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		if stmt.Guard == GuardStopIfNoRows {
 			why = "no rows changed: " + j.msg.m.ID + " was handled before; stop and ack"
 		}
-		if w.db.inTx {
+		if w.db.inTransaction() {
 			r := s.rollback(w)
 			r.Kind, r.Note = StepStop, why
 		} else {
@@ -679,7 +679,7 @@ func (s *sim) crash(w *worker, kind, note string) error {
 		st.Note += fmt.Sprintf(" (%d ids forgotten)", len(w.filter))
 	}
 	s.record(st)
-	if w.job != nil && w.db != nil && w.db.inTx {
+	if w.job != nil && w.db != nil && w.db.inTransaction() {
 		r := s.rollback(w)
 		r.Kind, r.Note = StepRollback, "the connection closes: the open transaction rolls back"
 	}
@@ -824,9 +824,8 @@ func (s *sim) expected() []Figure {
 
 // actual reads the same figures from the committed ledger.
 func (s *sim) actual() []Figure {
-	rows := s.l.committed
 	byID := func(table, id string) []any {
-		for _, v := range rows[table] {
+		for _, v := range s.l.rows(table) {
 			if fmt.Sprint(v[0]) == id {
 				return v
 			}
@@ -846,7 +845,7 @@ func (s *sim) actual() []Figure {
 		if v := byID("orders", o.ID); v != nil {
 			f.State = fmt.Sprint(v[1])
 		}
-		for _, sh := range rows["shipments"] {
+		for _, sh := range s.l.rows("shipments") {
 			if fmt.Sprint(sh[0]) == o.ID {
 				f.Value++
 			}

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"modernc.org/sqlite"
@@ -52,10 +52,6 @@ type hookConn interface {
 	RegisterRollbackHook(sqlite.RollbackHookFn)
 }
 
-type restoreConn interface {
-	NewRestore(srcURI string) (*sqlite.Backup, error)
-}
-
 var (
 	memdbSeq    atomic.Int64 // unique memdb names within the process
 	openLedgers atomic.Int64 // ledgers not yet closed: the leak test watches it
@@ -65,13 +61,22 @@ func memdbURI(kind string) string {
 	return "file:/idemlab-" + kind + "-" + strconv.FormatInt(memdbSeq.Add(1), 10) + "?vfs=memdb"
 }
 
-// ledgerTemplate is a scenario's initial ledger, built once and kept in a
-// shared memdb database; every run restores it with SQLite's backup API,
-// which copies pages instead of re-running DDL.
-type ledgerTemplate struct {
-	uri     string
-	keep    driver.Conn // keeps the template alive for the life of the process
-	initial tableState
+// ledgerImage is a ledger's pages kept in a memdb database of their own,
+// with the Go mirror of its rows: a scenario's initial ledger (built once
+// per process from SQL, kept for the life of the process) or the checker's
+// copy of a run at a quiet moment. A ledger is restored from an image with
+// SQLite's backup API, which copies pages instead of re-running SQL.
+type ledgerImage struct {
+	uri  string
+	keep driver.Conn // keeps the memdb alive
+	rows tableState
+}
+
+// close frees the image's memdb.
+func (im *ledgerImage) close() {
+	if im != nil {
+		im.keep.Close()
+	}
 }
 
 type tableState map[string]map[int64][]any // table → rowid → values
@@ -88,7 +93,8 @@ func (s tableState) clone() tableState {
 	return out
 }
 
-func newLedgerTemplate(initSQL string) (*ledgerTemplate, error) {
+// newLedgerTemplate builds a scenario's initial ledger from its SQL.
+func newLedgerTemplate(initSQL string) (*ledgerImage, error) {
 	uri := memdbURI("template")
 	c, err := sqliteDriver.Open(uri)
 	if err != nil {
@@ -103,7 +109,7 @@ func newLedgerTemplate(initSQL string) (*ledgerTemplate, error) {
 		c.Close()
 		return nil, err
 	}
-	return &ledgerTemplate{uri: uri, keep: c, initial: state}, nil
+	return &ledgerImage{uri: uri, keep: c, rows: state}, nil
 }
 
 func execRaw(c driver.Conn, q string, args ...driver.NamedValue) error {
@@ -166,7 +172,6 @@ type ledger struct {
 	uri       string
 	pinned    *dbConn
 	claimed   bool    // the pinned connection belongs to a worker
-	restrict  bool    // worker connections run under restrictSQL
 	janitor   *dbConn // opened on the first prune
 	conns     []*dbConn
 	committed tableState
@@ -187,6 +192,31 @@ type dbConn struct {
 	rollbackSeen bool
 }
 
+// inTransaction reports whether the connection has a transaction open (as
+// the engine told it with setInTransaction, or until a rollback).
+func (c *dbConn) inTransaction() bool { return c.inTx }
+
+// setInTransaction records that a BEGIN (true) or COMMIT/ROLLBACK (false)
+// ran on the connection.
+func (c *dbConn) setInTransaction(open bool) { c.inTx = open }
+
+// runsFor tags the changes the next statements make with a message id.
+func (c *dbConn) runsFor(message string) { c.message = message }
+
+// writeState writes what of the connection a run's future depends on (its
+// open transaction and the changes it has not committed) for a state key.
+func (c *dbConn) writeState(b *bytes.Buffer) {
+	if c.inTx {
+		b.WriteByte('1')
+	} else {
+		b.WriteByte('0')
+	}
+	for _, ch := range c.pending {
+		b.WriteString(ch.Table + ch.Op)
+		b.WriteString(fmt.Sprint(ch.Before, ch.After))
+	}
+}
+
 // rowChange is one row changed by a statement, as the pre-update hook saw it.
 type rowChange struct {
 	Table    string
@@ -198,41 +228,113 @@ type rowChange struct {
 	Message  string
 }
 
-// openLedger opens a ledger whose worker connections refuse everything but
-// row reads and writes (restrictSQL): for handlers a learner wrote.
-func openLedger(t *ledgerTemplate) (*ledger, error) { return openLedgerFor(t, true) }
-
-// openLedgerFor opens a ledger restored from t; restrict installs the SQL
-// authorizer on every worker connection. The built-in handlers are trusted
-// and run without it (an authorizer callback on every prepare costs time).
-func openLedgerFor(t *ledgerTemplate, restrict bool) (*ledger, error) {
-	l := &ledger{uri: memdbURI("ledger"), restrict: restrict}
+// openLedger opens a ledger restored from im. Its worker connections are
+// plain ones; a learner's handler runs on sandboxed ones (sandboxedConn).
+func openLedger(im *ledgerImage) (*ledger, error) {
+	l := &ledger{uri: memdbURI("ledger")}
 	c, err := sqliteDriver.Open(l.uri + workerPragmas)
 	if err != nil {
 		return nil, err
 	}
-	b, err := c.(restoreConn).NewRestore(t.uri)
-	if err == nil {
-		_, err = b.Step(-1)
-		if ferr := b.Finish(); err == nil {
-			err = ferr
-		}
-	}
-	if err != nil {
+	if err := copyPages(c, im.uri, true); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("restore ledger: %w", err)
 	}
-	if restrict {
-		if err := restrictSQL(c, nil); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
 	openLedgers.Add(1)
-	l.committed = t.initial.clone()
+	l.committed = im.rows.clone()
 	l.pinned = l.attach("", c)
 	return l, nil
 }
+
+// copyPages copies every page of the memdb at uri into c's database
+// (restore) or of c's database into the memdb at uri (!restore), with
+// SQLite's backup API.
+func copyPages(c driver.Conn, uri string, restore bool) error {
+	if u, ok := c.(interface{ Unwrap() driver.Conn }); ok {
+		c = u.Unwrap() // a sandboxed connection
+	}
+	bc, ok := c.(interface {
+		NewRestore(string) (*sqlite.Backup, error)
+		NewBackup(string) (*sqlite.Backup, error)
+	})
+	if !ok {
+		return fmt.Errorf("the sqlite connection cannot copy pages")
+	}
+	var b *sqlite.Backup
+	var err error
+	if restore {
+		b, err = bc.NewRestore(uri)
+	} else {
+		b, err = bc.NewBackup(uri)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = b.Step(-1)
+	if ferr := b.Finish(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// quiet reports whether no connection has a transaction open or changes
+// pending: the moment an image of the ledger is its committed state.
+func (l *ledger) quiet() bool {
+	for _, c := range l.conns {
+		if c.inTx || len(c.pending) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// image copies a quiet ledger's pages and rows into an image of its own.
+func (l *ledger) image() (*ledgerImage, error) {
+	if !l.quiet() {
+		return nil, fmt.Errorf("image: a transaction is open")
+	}
+	uri := memdbURI("snapshot")
+	keep, err := sqliteDriver.Open(uri)
+	if err != nil {
+		return nil, err
+	}
+	if err := copyPages(l.pinned.conn, uri, false); err != nil {
+		keep.Close()
+		return nil, err
+	}
+	return &ledgerImage{uri: uri, keep: keep, rows: l.committed.clone()}, nil
+}
+
+// reset puts a used ledger back to im, keeping its (possibly sandboxed)
+// connections: every open transaction is rolled back, then im's pages are
+// restored over the pinned connection. Opening and confining connections is
+// most of a fresh ledger's cost.
+func (l *ledger) reset(im *ledgerImage) error {
+	for _, c := range l.conns {
+		if c.inTx || len(c.pending) > 0 {
+			execRaw(c.conn, "ROLLBACK") // "no transaction is active" is fine
+		}
+		c.inTx, c.pending, c.stmt, c.message = false, nil, c.stmt[:0], ""
+	}
+	if err := copyPages(l.pinned.conn, im.uri, true); err != nil {
+		return err
+	}
+	l.committed = im.rows.clone()
+	return nil
+}
+
+// openedConn returns the worker's connection if it has one already.
+func (l *ledger) openedConn(name string) *dbConn {
+	for _, c := range l.conns {
+		if c.name == name && c != l.janitor {
+			return c
+		}
+	}
+	return nil
+}
+
+// rows returns a table's committed rows (rowid → values); callers only read.
+func (l *ledger) rows(table string) map[int64][]any { return l.committed[table] }
 
 // workerPragmas: a lock conflict comes back at once as SQLITE_BUSY (no
 // waiting) and the scheduler decides what runs next.
@@ -250,13 +352,22 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.restrict {
-		if err := restrictSQL(c, nil); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
 	return l.attach(name, c), nil
+}
+
+// sandboxedConn returns a worker's own connection confined by the sandbox
+// (sandboxConfine) and wrapped with its statement deadline: the only kind
+// of connection a learner's SQL runs on.
+func (l *ledger) sandboxedConn(name string) (*dbConn, error) {
+	c, err := l.conn(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := sandboxConfine(c.conn, nil); err != nil {
+		return nil, err
+	}
+	c.conn = &sandboxConn{Conn: c.conn, timeout: sandboxStatementTimeout}
+	return c, nil
 }
 
 // janitorConn is the connection prune runs on (the broker's housekeeping,
@@ -270,49 +381,6 @@ func (l *ledger) janitorConn() (*dbConn, error) {
 		l.janitor = l.attach("janitor", c)
 	}
 	return l.janitor, nil
-}
-
-// allowedFunctions are the SQL functions a handler may call: enough for
-// arithmetic and guards, none that can build huge values.
-var allowedFunctions = map[string]bool{
-	"abs": true, "coalesce": true, "ifnull": true, "iif": true, "nullif": true, "max": true, "min": true,
-	"length": true, "lower": true, "upper": true, "typeof": true, "round": true,
-	"count": true, "sum": true, "total": true, "avg": true,
-}
-
-// restrictSQL installs an authorizer on a worker connection: handler SQL
-// (possibly a learner's) may read and write the ledger's rows and use
-// transactions, and nothing else (no ATTACH, PRAGMA, DDL, recursive CTEs or
-// unlisted functions).
-// denied, when not nil, is told what was refused, for the parse error.
-func restrictSQL(c driver.Conn, denied func(string)) error {
-	return c.(sqlite.AuthorizerRegisterer).RegisterAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
-		switch action {
-		case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete, sqlite.AuthTransaction:
-			return sqlite.AuthorizerOK
-		case sqlite.AuthFunction:
-			if allowedFunctions[strings.ToLower(arg2)] {
-				return sqlite.AuthorizerOK
-			}
-			if denied != nil {
-				names := make([]string, 0, len(allowedFunctions))
-				for n := range allowedFunctions {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				denied(fmt.Sprintf("the function %s is not allowed; functions are %s", arg2, strings.Join(names, ", ")))
-			}
-		case sqlite.AuthRecursive:
-			if denied != nil {
-				denied("recursive queries are not allowed")
-			}
-		default:
-			if denied != nil {
-				denied("only reads and writes of the ledger's rows are allowed")
-			}
-		}
-		return sqlite.AuthorizerDeny
-	})
 }
 
 func (l *ledger) attach(name string, c driver.Conn) *dbConn {
@@ -462,48 +530,4 @@ func (l *ledger) close() {
 	}
 	l.conns = nil
 	openLedgers.Add(-1)
-}
-
-// sqlChecker prepares learner statements against the schema at parse time,
-// so a typo is reported with its line before anything runs.
-var sqlChecker struct {
-	sync.Mutex
-	conn   driver.Conn
-	denied string // why the authorizer refused the statement being checked
-}
-
-func checkSQL(st *statement) error {
-	if isTxVerb(st.Verb) {
-		return nil
-	}
-	sqlChecker.Lock()
-	defer sqlChecker.Unlock()
-	if sqlChecker.conn == nil {
-		c, err := sqliteDriver.Open(memdbURI("checker"))
-		if err != nil {
-			return err
-		}
-		if err := execRaw(c, schemaSQL); err == nil {
-			err = restrictSQL(c, func(why string) {
-				if sqlChecker.denied == "" {
-					sqlChecker.denied = why
-				}
-			})
-		}
-		if err != nil {
-			c.Close()
-			return err
-		}
-		sqlChecker.conn = c
-	}
-	sqlChecker.denied = ""
-	s, err := sqlChecker.conn.Prepare(st.SQL)
-	if err != nil && sqlChecker.denied != "" {
-		return fmt.Errorf("%s", sqlChecker.denied)
-	}
-	if err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "SQL logic error: "))
-	}
-	s.Close()
-	return nil
 }

@@ -595,12 +595,16 @@ func TestLedger_LearnerConnectionsAreRestricted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, restrict := range []bool{true, false} {
-		l, err := openLedgerFor(tmpl, restrict)
+		l, err := openLedger(tmpl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"A", "B"} {
-			c, err := l.conn(name)
+			open := l.conn
+			if restrict {
+				open = l.sandboxedConn
+			}
+			c, err := open(name)
 			if err != nil {
 				t.Fatal(err)
 			}

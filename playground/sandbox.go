@@ -25,9 +25,11 @@ import (
 //
 //   - an authorizer that allows reading and writing the ledger's own rows and
 //     transactions, and denies ATTACH/DETACH, DDL (tables, triggers, views),
-//     PRAGMA, recursive CTEs, writes to sqlite_* tables, other schemas and
-//     every function that is not on a short arithmetic list (load_extension,
-//     zeroblob, randomblob, printf… are all off);
+//     PRAGMA, recursive CTEs, any table but the ledger's four (sqlite_* and
+//     pragma_* tables included), other schemas and every function
+//     that is not on a short arithmetic list (load_extension, zeroblob,
+//     randomblob, printf… are all off); the same authorizer checks each
+//     statement when a handler is parsed (checkSQL);
 //   - limits: no attached database (SQLITE_LIMIT_ATTACHED 0), values of at
 //     most 64 KiB, statements of at most 8 KiB, no trigger recursion;
 //   - a page cap on the ledger (PRAGMA max_page_count), so a loop of inserts
@@ -62,39 +64,71 @@ var sandboxFunctions = map[string]bool{
 	"count": true, "sum": true, "total": true, "avg": true,
 }
 
-// sandboxAuthorizer is consulted by SQLite while it compiles a statement.
-func sandboxAuthorizer(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, _ string) sqlite.AuthorizerReturnCode {
-	if dbName != "" && dbName != "main" {
-		return sqlite.AuthorizerDeny // temp or an attached schema
-	}
-	switch action {
-	case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthTransaction:
-		return sqlite.AuthorizerOK
-	case sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete:
-		if strings.HasPrefix(strings.ToLower(arg1), "sqlite_") {
-			return sqlite.AuthorizerDeny
+// sandboxAuthorizer is the one authorizer of learner SQL, consulted by
+// SQLite while it compiles a statement: on every worker connection that
+// runs a learner's handler, and on the checker connection that prepares
+// each statement when the handler is parsed, so that what the sandbox
+// refuses at run time is refused at parse time, with its line.
+// denied, when not nil, is told in words why a statement was refused.
+func sandboxAuthorizer(denied func(why string)) func(sqlite.AuthorizerActionCode, string, string, string, string) sqlite.AuthorizerReturnCode {
+	deny := func(why string) sqlite.AuthorizerReturnCode {
+		if denied != nil {
+			denied(why)
 		}
-		return sqlite.AuthorizerOK
-	case sqlite.AuthFunction:
-		if sandboxFunctions[strings.ToLower(arg2)] {
+		return sqlite.AuthorizerDeny
+	}
+	const rowsOnly = "only reads and writes of the ledger's rows are allowed"
+	return func(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, _ string) sqlite.AuthorizerReturnCode {
+		if dbName != "" && dbName != "main" {
+			return deny(rowsOnly) // temp or an attached schema
+		}
+		switch action {
+		case sqlite.AuthSelect, sqlite.AuthTransaction:
 			return sqlite.AuthorizerOK
+		case sqlite.AuthRead:
+			// A ledger table (schema main), or a common table expression
+			// or an eponymous virtual table (no schema); of those, the
+			// pragma_* tables run a PRAGMA, which SQLite would authorize
+			// only when the statement runs, so they are refused here, as
+			// sqlite_* tables are.
+			if dbName == "main" && !isLedgerTable(arg1) || dbName == "" && isSystemTable(arg1) {
+				return deny(rowsOnly)
+			}
+			return sqlite.AuthorizerOK
+		case sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete:
+			if !isLedgerTable(arg1) {
+				return deny(rowsOnly)
+			}
+			return sqlite.AuthorizerOK
+		case sqlite.AuthFunction:
+			if sandboxFunctions[strings.ToLower(arg2)] {
+				return sqlite.AuthorizerOK
+			}
+			return deny(fmt.Sprintf("the function %s is not allowed; functions are %s", arg2, sandboxFunctionList()))
+		case sqlite.AuthRecursive:
+			return deny("recursive queries are not allowed")
 		}
+		return deny(rowsOnly)
 	}
-	return sqlite.AuthorizerDeny
+}
+
+func isLedgerTable(name string) bool {
+	_, ok := tableColumns[strings.ToLower(name)]
+	return ok
+}
+
+func isSystemTable(name string) bool {
+	name = strings.ToLower(name)
+	return strings.HasPrefix(name, "pragma_") || strings.HasPrefix(name, "sqlite_")
 }
 
 // sandboxConfine fences one raw connection. It must run after the schema and
 // the initial rows are in place (the authorizer forbids DDL) and before any
-// learner statement.
-func sandboxConfine(c driver.Conn) error {
+// learner statement. denied is passed to sandboxAuthorizer.
+func sandboxConfine(c driver.Conn, denied func(why string)) error {
 	reg, ok := c.(sqlite.AuthorizerRegisterer)
 	if !ok {
 		return fmt.Errorf("sandbox: the sqlite driver offers no authorizer")
-	}
-	// An authorizer installed by the engine would refuse the PRAGMA below;
-	// lift it while the sandbox sets up, then install the sandbox's own.
-	if err := reg.RegisterAuthorizer(nil); err != nil {
-		return err
 	}
 	if err := execRaw(c, fmt.Sprintf("PRAGMA max_page_count = %d", sandboxMaxPages)); err != nil {
 		return fmt.Errorf("sandbox: page cap: %w", err)
@@ -102,7 +136,7 @@ func sandboxConfine(c driver.Conn) error {
 	if err := sandboxLimits(c); err != nil {
 		return fmt.Errorf("sandbox: limits: %w", err)
 	}
-	return reg.RegisterAuthorizer(sandboxAuthorizer)
+	return reg.RegisterAuthorizer(sandboxAuthorizer(denied))
 }
 
 // sandboxLimits sets sqlite3_limit on the connection. The driver only offers
@@ -152,6 +186,9 @@ type sandboxConn struct {
 	driver.Conn
 	timeout time.Duration
 }
+
+// Unwrap returns the confined raw connection (for the backup API).
+func (c *sandboxConn) Unwrap() driver.Conn { return c.Conn }
 
 func (c *sandboxConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
 	sctx, stop := sandboxDeadline(ctx, c.timeout)
@@ -278,29 +315,72 @@ func sandboxFunctionList() string {
 	return strings.Join(names, ", ")
 }
 
-// sandboxWorkers opens every worker's connection of a run now, confines it
-// and wraps it with the statement deadline. The engine opens connections
-// lazily and only when a worker has none, so these are the ones used.
+// sandboxWorkers opens every worker's connection of a run now, sandboxed
+// (ledger.sandboxedConn). The engine opens connections lazily and only
+// when a worker has none, so these are the ones used.
 func sandboxWorkers(s *sim) error {
 	for _, w := range s.workers {
 		if w.db != nil {
 			continue
 		}
-		db, err := s.l.conn(w.name)
+		db, err := s.l.sandboxedConn(w.name)
 		if err != nil {
 			return err
 		}
-		if err := sandboxConfine(db.conn); err != nil {
-			return err
-		}
-		db.conn = &sandboxConn{Conn: db.conn, timeout: sandboxStatementTimeout}
 		w.db = db
 	}
 	return nil
 }
 
-// isBuiltinHandler tells the engine's own handlers (trusted, embedded) from
-// handlers parsed from a learner's source.
+// isBuiltinHandler tells the engine's own handlers (trusted, embedded, run
+// on plain connections) from handlers parsed from a learner's source (run
+// sandboxed). It is the one place that asks.
 func isBuiltinHandler(h *Handler) bool {
 	return h != nil && builtinHandlers[h.Name] == h
+}
+
+// sqlChecker prepares learner statements against the schema at parse time,
+// on a connection confined like a learner's worker connection, so that a
+// typo, or a statement the sandbox would refuse, is reported with its line
+// before anything runs.
+var sqlChecker struct {
+	sync.Mutex
+	conn   driver.Conn
+	denied string // why the authorizer refused the statement being checked
+}
+
+func checkSQL(st *statement) error {
+	if isTxVerb(st.Verb) {
+		return nil
+	}
+	sqlChecker.Lock()
+	defer sqlChecker.Unlock()
+	if sqlChecker.conn == nil {
+		c, err := sqliteDriver.Open(memdbURI("checker"))
+		if err != nil {
+			return err
+		}
+		if err := execRaw(c, schemaSQL); err == nil {
+			err = sandboxConfine(c, func(why string) {
+				if sqlChecker.denied == "" {
+					sqlChecker.denied = why
+				}
+			})
+		}
+		if err != nil {
+			c.Close()
+			return err
+		}
+		sqlChecker.conn = c
+	}
+	sqlChecker.denied = ""
+	s, err := sqlChecker.conn.Prepare(st.SQL)
+	if err != nil && sqlChecker.denied != "" {
+		return fmt.Errorf("%s", sqlChecker.denied)
+	}
+	if err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "SQL logic error: "))
+	}
+	s.Close()
+	return nil
 }

@@ -287,3 +287,61 @@ func TestRun_CustomHandlerIsSandboxed(t *testing.T) {
 		t.Errorf("the runaway statement on line 11 was not refused")
 	}
 }
+
+// TestSandbox_RefusedAtRunTimeIsRefusedAtParseTime: one authorizer guards
+// both walls. Each statement of the table is refused by the sandbox on a
+// learner's worker connection, and the same statement in a handler is
+// refused when the handler is parsed, naming its line.
+func TestSandbox_RefusedAtRunTimeIsRefusedAtParseTime(t *testing.T) {
+	db, secret := sandboxTestConn(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"ATTACH '" + secret + "' AS s",
+		"DETACH main",
+		"PRAGMA journal_mode = DELETE",
+		"PRAGMA writable_schema = ON",
+		"CREATE TABLE t(x)",
+		"CREATE TEMP TABLE t(x)",
+		"CREATE TRIGGER t AFTER INSERT ON accounts BEGIN DELETE FROM accounts; END",
+		"CREATE VIEW v AS SELECT 1",
+		"CREATE INDEX i ON accounts(balance)",
+		"DROP TABLE accounts",
+		"ALTER TABLE accounts ADD COLUMN x",
+		"VACUUM",
+		"ANALYZE",
+		"REINDEX",
+		"SAVEPOINT a",
+		"SELECT load_extension('/tmp/evil')",
+		"SELECT zeroblob(10)",
+		"SELECT randomblob(10) FROM accounts",
+		"SELECT printf('%d', balance) FROM accounts",
+		"SELECT sqlite_version()",
+		"SELECT date('now')",
+		"UPDATE accounts SET balance = unicode(id)",
+		"SELECT * FROM pragma_database_list",
+		"SELECT * FROM accounts WHERE balance > (SELECT count(*) FROM pragma_table_info('accounts'))",
+		"SELECT * FROM sqlite_dbpage",
+		"SELECT name FROM sqlite_master",
+		"SELECT * FROM temp.sqlite_master",
+		"SELECT (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c)",
+		"UPDATE sqlite_dbpage SET data = NULL",
+		"SELECT * FROM (WITH p AS (SELECT * FROM pragma_function_list) SELECT count(*) FROM p)",
+	} {
+		t.Run(q, func(t *testing.T) {
+			res := db.exec(ctx, q, nil, strings.HasPrefix(q, "SELECT"))
+			if res.Err == nil {
+				t.Fatalf("the sandbox ran it")
+			}
+			if !strings.HasPrefix(res.Err.Error(), sandboxRefused) {
+				t.Fatalf("refused, but not by the sandbox: %v", res.Err)
+			}
+			_, err := ParseHandler("mine", "-- a comment first\n"+q+";\n")
+			if err == nil {
+				t.Fatalf("the parser accepts it")
+			}
+			if !strings.Contains(err.Error(), "handler mine, line 2: ") {
+				t.Errorf("the parse error does not name line 2: %v", err)
+			}
+		})
+	}
+}

@@ -61,7 +61,7 @@ type Scenario struct {
 	TickUnit      string         `json:"tick_unit"`
 
 	once    sync.Once
-	tmpl    *ledgerTemplate
+	tmpl    *ledgerImage
 	tmplErr error
 }
 
@@ -278,7 +278,7 @@ func (sc *Scenario) CheckScript(s *Script) error {
 }
 
 // template builds the scenario's initial ledger once per process.
-func (sc *Scenario) template() (*ledgerTemplate, error) {
+func (sc *Scenario) template() (*ledgerImage, error) {
 	sc.once.Do(func() {
 		var b strings.Builder
 		for _, a := range sc.Accounts {

@@ -1,0 +1,170 @@
+package playground
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// CustomQueryKey is the playground query parameter that carries a
+// learner's handler source (see Counterexample.Query); web/pgstate.go
+// reads the same key.
+const CustomQueryKey = "handler"
+
+// CheckResult is the checker's answer for one learner handler.
+type CheckResult struct {
+	Exercise string `json:"exercise"`
+	Passed   bool   `json:"passed"`
+	// Schedules is the number of complete schedules checked against the
+	// invariants: a schedule that reaches a state already seen is not
+	// checked (nor extended) again, its future being the same.
+	Schedules int `json:"schedules"`
+	// DistinctStates is the number of distinct (ledger, broker, workers,
+	// budget) states the exploration reached.
+	DistinctStates int `json:"distinct_states"`
+	// NaiveSchedules is the number of complete schedules within the bounds:
+	// what an enumeration without pruning checks one by one, and what "holds
+	// in all N schedules" counts. It is counted on the state graph (equal
+	// states have equal futures) and known when the check passed, else 0.
+	NaiveSchedules int64 `json:"naive_schedules"`
+	// Runs is the number of fresh ledgers the exploration used: the search
+	// replays a schedule's prefix from scratch when it backtracks.
+	Runs           int             `json:"runs"`
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// Error is set when the handler does not parse, or when its SQL was
+	// refused or failed in every schedule; Passed is then false.
+	Error *HandlerError `json:"error,omitempty"`
+}
+
+// HandlerError is a problem in the learner's handler, with its line.
+type HandlerError struct {
+	Line    int    `json:"line,omitempty"` // 1-based line in the handler source; 0 when not tied to a line
+	Message string `json:"message"`
+}
+
+func (e *HandlerError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Message)
+	}
+	return e.Message
+}
+
+// Counterexample is the smallest schedule found that breaks an invariant.
+type Counterexample struct {
+	Scenario  string `json:"scenario"`
+	Script    string `json:"script"` // canonical script text
+	Events    int    `json:"events"`
+	Invariant string `json:"invariant"`
+	Violation string `json:"violation"` // "acc-1 balance 200, expected 150"
+	// Story tells the schedule in one line:
+	// "deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150".
+	Story string `json:"story"`
+	// Query opens it in the playground: scenario=…&script=…&handler=<source>.
+	// handler carries the learner's handler source (at most 4 KiB, what
+	// ParseHandler accepts); the playground page parses it with
+	// ParseHandler ("mine") and runs it as Request.Custom, sandboxed.
+	Query string `json:"query"`
+	// SQLError is the first statement of the handler that failed in this
+	// schedule (a constraint, say), with its line; nil when none did.
+	SQLError *HandlerError `json:"sql_error,omitempty"`
+}
+
+// The checker's model. A schedule is a script of events (the playground's
+// grammar) chosen by the explorer, depth first, in a fixed order: deliver
+// each message in scope (to each idle worker when there are several), with
+// every fault the budget still allows (lose-ack, crash-after N for every
+// statement N, crash-before-ack); with Interleave, start a delivery and
+// step each busy worker one statement at a time, crash a busy worker,
+// expire a lease, hand out a second copy; publish again, replay, restart,
+// prune, advance the clock. A schedule is complete ("settled") when no
+// worker holds a message and every delivered message is acked (or
+// dead-lettered): before that the broker still owes a redelivery, and a
+// missing effect is not yet lost. Each settled state is checked against the
+// exercise's invariants. Two schedules that reach the same state (hashed:
+// clock, broker, workers, uncommitted and committed rows) have the same
+// future, so the second is not extended unless it has more budget left.
+// A failing schedule is shrunk (drop an event, merge steps or clock jumps,
+// a started delivery made whole, earlier messages and workers) while it
+// still fails, and told as a story.
+
+// Check parses the learner's handler and checks it against every schedule
+// within the exercise's bounds, in each of its scenarios. It stops at the
+// first schedule that breaks an invariant and shrinks it to a minimal one.
+// The answer is deterministic. A handler that does not parse, or whose SQL
+// the sandbox refuses, gives a result with Error set (not an error); the
+// error is for an invalid exercise, the check deadline or ctx.
+func Check(ctx context.Context, ex *Exercise, handlerSource string) (*CheckResult, error) {
+	return check(ctx, ex, handlerSource, true)
+}
+
+func check(ctx context.Context, ex *Exercise, source string, prune bool) (*CheckResult, error) {
+	if err := ex.Validate(); err != nil {
+		return nil, err
+	}
+	res := &CheckResult{Exercise: ex.ID}
+	h, line, err := parseHandler(exerciseHandlerName, source)
+	if err != nil {
+		res.Error = &HandlerError{Line: line, Message: err.Error()}
+		return res, nil
+	}
+	limit := sandboxCheckTimeout
+	if !prune {
+		limit = 10 * time.Minute // the naive enumeration is only measured, in tests
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	b := ex.Bounds.withDefaults()
+	for _, name := range ex.Scenarios {
+		sc, _ := LookupScenario(name)
+		x, err := newExplorer(ctx, sc, h, b, ex.Invariants, prune)
+		if err != nil {
+			return nil, err
+		}
+		err = x.explore()
+		if err == nil && x.failure != nil {
+			x.ce, err = x.counterexample(source)
+		}
+		if x.spare != nil {
+			x.spare.close()
+			x.spare = nil
+		}
+		res.Schedules += x.schedules
+		res.DistinctStates += len(x.nodes)
+		res.Runs += x.runs
+		if err != nil {
+			if parent.Err() != nil {
+				return nil, parent.Err()
+			}
+			if ctx.Err() == context.DeadlineExceeded {
+				return nil, fmt.Errorf("the check took longer than %v; it was stopped", limit)
+			}
+			return nil, err
+		}
+		if x.refused != nil {
+			res.Error = x.refused
+			return res, nil
+		}
+		if x.ce != nil {
+			res.Counterexample = x.ce
+			return res, nil
+		}
+		if x.schedules == 0 {
+			msg := "no schedule completed: every delivery of the handler failed"
+			line := 0
+			if x.firstError != nil {
+				msg += ": " + x.firstError.Message
+				line = x.firstError.Line
+			}
+			res.Error = &HandlerError{Line: line, Message: msg}
+			return res, nil
+		}
+		if prune {
+			res.NaiveSchedules += x.naiveCount()
+		} else {
+			res.NaiveSchedules += int64(x.schedules)
+		}
+	}
+	res.Passed = true
+	return res, nil
+}

@@ -1,0 +1,99 @@
+package playground
+
+// exploreSnapshot is a run's state at a node where no worker holds a
+// message: the ledger's image, and the Go state of the run.
+type exploreSnapshot struct {
+	ledger    *ledgerImage
+	now       int64
+	event     int
+	blockSeq  int
+	log       []string
+	delivered map[string]bool
+	effects   map[string][]int
+	msgs      map[string]msgState
+	filters   map[string]map[string]bool
+	steps     []Step
+}
+
+// snapshot copies a quiescent run; it returns nil when a worker is busy or
+// a transaction is open, or when the copy fails (the caller replays).
+func (x *explorer) snapshot(s *sim) *exploreSnapshot {
+	for _, w := range s.workers {
+		if w.job != nil || w.blockedAt > 0 {
+			return nil
+		}
+	}
+	if !s.l.quiet() {
+		return nil
+	}
+	im, err := s.l.image()
+	if err != nil {
+		return nil
+	}
+	snap := &exploreSnapshot{ledger: im,
+		now: s.now, event: s.event, blockSeq: s.blockSeq, log: append([]string(nil), s.log...),
+		delivered: map[string]bool{}, effects: map[string][]int{}, msgs: map[string]msgState{},
+		filters: map[string]map[string]bool{}, steps: s.steps[:len(s.steps):len(s.steps)]}
+	for k, v := range s.delivered {
+		snap.delivered[k] = v
+	}
+	for k, v := range s.effects {
+		snap.effects[k] = append([]int(nil), v...)
+	}
+	for k, m := range s.msgs {
+		snap.msgs[k] = *m
+	}
+	for _, w := range s.workers {
+		f := make(map[string]bool, len(w.filter))
+		for id := range w.filter {
+			f[id] = true
+		}
+		snap.filters[w.name] = f
+	}
+	return snap
+}
+
+func (snap *exploreSnapshot) close() {
+	if snap != nil {
+		snap.ledger.close()
+	}
+}
+
+// restore rebuilds the run at the snapshot on the spare ledger (or a new
+// one); nil when that fails (the caller replays).
+func (x *explorer) restore(snap *exploreSnapshot) *sim {
+	l := x.spare
+	x.spare = nil
+	if l == nil {
+		s, err := x.newSim()
+		if err != nil {
+			return nil
+		}
+		x.runs-- // counted below
+		l = s.l
+	}
+	x.runs++
+	if err := l.reset(snap.ledger); err != nil {
+		l.close()
+		return nil
+	}
+	s := x.resume(l)
+	s.now, s.event, s.blockSeq = snap.now, snap.event, snap.blockSeq
+	s.log = append([]string(nil), snap.log...)
+	s.steps = snap.steps
+	for k, v := range snap.delivered {
+		s.delivered[k] = v
+	}
+	for k, v := range snap.effects {
+		s.effects[k] = append([]int(nil), v...)
+	}
+	for k, m := range snap.msgs {
+		*s.msgs[k] = m
+	}
+	for _, w := range s.workers {
+		for id := range snap.filters[w.name] {
+			w.filter[id] = true
+		}
+	}
+	return s
+}

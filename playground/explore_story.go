@@ -1,0 +1,146 @@
+package playground
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// deadLetters tells which messages the broker gave up on.
+func (x *explorer) deadLetters(s *sim) string {
+	var out string
+	for _, id := range x.msgs {
+		if m := s.msgs[id]; !m.acked && m.deliveries >= s.sc.Settings.MaxDeliveries {
+			out += fmt.Sprintf("; after %d deliveries %s goes to the dead-letter queue", m.deliveries, id)
+		}
+	}
+	return out
+}
+
+// exploreStory tells a schedule in one line from what the run did.
+func exploreStory(s *sim, events []Event) string {
+	parts := make([]string, 0, len(events))
+	sent := map[string]bool{}
+	for i, ev := range events {
+		var steps []Step
+		for _, st := range s.steps {
+			if st.Event == i+1 {
+				steps = append(steps, st)
+			}
+		}
+		worker, copyNote := ev.Worker, false
+		for _, st := range steps {
+			if st.Kind == StepDeliver {
+				worker, copyNote = st.Worker, strings.Contains(st.Note, "second copy")
+				break
+			}
+		}
+		var p string
+		switch ev.Kind {
+		case EventDeliver:
+			p = "deliver " + ev.Message + " to " + worker
+			if copyNote {
+				p = "the broker hands a second copy of " + ev.Message + " to " + worker
+			}
+		case EventRedeliver:
+			p = "redeliver " + ev.Message + " to " + worker
+		case EventPublish:
+			p = "the producer sends " + ev.Message + " again, to " + worker
+			if !sent[ev.Message] {
+				p = "the producer sends " + ev.Message + " to " + worker
+			}
+		case EventStart:
+			p = worker + " receives " + ev.Message
+			if copyNote {
+				p = worker + " receives a second copy of " + ev.Message
+			}
+		case EventStep:
+			p = stepStory(ev.Worker, steps)
+		case EventFinish:
+			p = ev.Worker + " runs to the end"
+		case EventCrash:
+			p = ev.Worker + " crashes"
+		case EventExpire:
+			p = ev.Message + "'s lease runs out"
+		case EventRestart:
+			p = ev.Worker + " restarts"
+		case EventReplay:
+			p = "the topic is replayed from offset 0"
+		case EventPrune:
+			p = "the janitor prunes the dedupe table"
+		case EventAdvance:
+			p = fmt.Sprintf("%d %ss pass", ev.N, s.sc.TickUnit)
+		default:
+			p = ev.String()
+		}
+		switch ev.Fault {
+		case FaultLoseAck:
+			p += "; " + worker + "'s ack is lost"
+		case FaultCrashBeforeAck:
+			p += "; " + worker + " crashes before acking"
+		case FaultCrashAfter:
+			p += fmt.Sprintf("; %s crashes after step %d", worker, ev.FaultAfter)
+		}
+		parts = append(parts, p)
+		if ev.Message != "" {
+			sent[ev.Message] = true
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func stepStory(w string, steps []Step) string {
+	var lines, then []string
+	for _, st := range steps {
+		switch st.Kind {
+		case StepSQL:
+			l := strconv.Itoa(st.Line)
+			if st.Error != "" {
+				l += ", which fails (" + cleanSQLError(st.Error) + ")"
+			}
+			lines = append(lines, l)
+		case StepBlocked:
+			then = append(then, "waits for a lock")
+		case StepAck:
+			then = append(then, "acks")
+		case StepAckRefused:
+			then = append(then, "acks too late: the broker refuses it")
+		case StepStop:
+			then = append(then, "stops")
+		}
+	}
+	var parts []string
+	switch len(lines) {
+	case 0:
+	case 1:
+		parts = append(parts, "runs line "+lines[0])
+	default:
+		parts = append(parts, "runs lines "+joinAnd(lines))
+	}
+	parts = append(parts, then...)
+	if len(parts) == 0 {
+		return w + " steps"
+	}
+	return w + " " + strings.Join(parts, ", then ")
+}
+
+func joinAnd(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// cleanSQLError drops the driver's prefix and result code from an error:
+// "constraint failed: UNIQUE constraint failed: t.c (1555)" → "UNIQUE constraint failed: t.c".
+func cleanSQLError(msg string) string {
+	if i := strings.LastIndex(msg, " ("); i > 0 && strings.HasSuffix(msg, ")") {
+		if _, err := strconv.Atoi(msg[i+2 : len(msg)-1]); err == nil {
+			msg = msg[:i]
+		}
+	}
+	for _, p := range []string{"constraint failed: ", "SQL logic error: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
