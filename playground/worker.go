@@ -1,0 +1,320 @@
+package playground
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strings"
+)
+
+// runToCompletion runs w to its ack (or crash). When w is blocked by a lock,
+// the scheduler steps another worker that has a message in hand; when every
+// such worker is blocked, breakDeadlock rolls one back.
+func (s *sim) runToCompletion(w *worker) error {
+	for n := 0; w.job != nil; n++ {
+		if n > maxSchedulerRuns {
+			s.record(Step{Kind: StepNote, Worker: w.name, Note: "the scheduler gave up: no worker could make progress"})
+			return nil
+		}
+		out, err := s.stepWorker(w)
+		if err != nil {
+			return err
+		}
+		if out != blocked {
+			continue
+		}
+		moved := false
+		for _, o := range s.schedulerOrder(w) {
+			s.record(Step{Kind: StepNote, Worker: o.name, Note: fmt.Sprintf("%s waits for a lock: the scheduler runs %s", w.name, o.name)})
+			out, err := s.stepWorker(o)
+			if err != nil {
+				return err
+			}
+			if out != blocked {
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			if !s.breakDeadlock() {
+				s.record(Step{Kind: StepNote, Worker: w.name, Note: "the scheduler gave up: the lock holder cannot run"})
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// schedulerOrder lists the other workers with a message in hand: those not
+// blocked first, in worker order (rotated by the seed when one is given).
+func (s *sim) schedulerOrder(except *worker) []*worker {
+	var free, waiting []*worker
+	for _, o := range s.workers {
+		if o == except || o.job == nil {
+			continue
+		}
+		if o.blockedAt > 0 {
+			waiting = append(waiting, o)
+		} else {
+			free = append(free, o)
+		}
+	}
+	if s.rng != nil && len(free) > 1 {
+		k := s.rng.IntN(len(free))
+		free = append(free[k:], free[:k]...)
+	}
+	return append(free, waiting...)
+}
+
+// breakDeadlock applies the deadlock policy: of the blocked workers inside a
+// transaction, the one that blocked last is rolled back and retries its
+// transaction from BEGIN. It reports false when nobody can be rolled back.
+func (s *sim) breakDeadlock() bool {
+	var victim *worker
+	for _, o := range s.workers {
+		if o.job != nil && o.blockedAt > 0 && o.db != nil && o.db.inTransaction() && (victim == nil || o.blockedAt > victim.blockedAt) {
+			victim = o
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	st := s.rollback(victim)
+	st.Kind = StepDeadlock
+	st.Note = fmt.Sprintf("every worker waits for another's lock: %s blocked last, so its transaction is rolled back and retried from statement %d", victim.name, victim.job.txStart+1)
+	victim.job.pc = victim.job.txStart
+	victim.blockedAt = 0
+	return true
+}
+
+// rollback rolls back w's open transaction and records the step (not yet
+// given a kind by the caller).
+func (s *sim) rollback(w *worker) *Step {
+	st := Step{Worker: w.name, SQL: "ROLLBACK"}
+	if w.job != nil {
+		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
+	}
+	res := w.db.exec(s.ctx, "ROLLBACK", nil, false)
+	w.db.setInTransaction(false)
+	if res.Err != nil {
+		st.Error = res.Err.Error()
+	}
+	st.Reverted = s.changes(res.Reverted, false)
+	return s.record(st)
+}
+
+// stepWorker runs w's next step: a statement, or the ack after the last one.
+func (s *sim) stepWorker(w *worker) (outcome, error) {
+	j := w.job
+	if !j.filterDone {
+		j.filterDone = true
+		if s.h.Filter && w.filter[j.msg.m.ID] {
+			s.record(Step{Kind: StepFilterHit, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
+				Note: w.name + "'s in-process filter has seen " + j.msg.m.ID + ": skip to the ack"})
+			j.pc = len(j.stmts)
+			return progressed, nil
+		}
+	}
+	if j.pc >= len(j.stmts) {
+		s.finishJob(w)
+		return finished, nil
+	}
+	if w.db == nil {
+		db, err := s.l.conn(w.name)
+		if err != nil {
+			return 0, err
+		}
+		w.db = db
+	}
+	stmt := j.stmts[j.pc]
+	args, nargs := s.bind(stmt, j.msg.m)
+	w.db.runsFor(j.msg.m.ID)
+	res := w.db.exec(s.ctx, stmt.SQL, nargs, stmt.isQuery())
+	if err := s.ctx.Err(); err != nil {
+		return 0, err
+	}
+	st := Step{Kind: StepSQL, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
+		Statement: j.pc + 1, Line: stmt.Line, SQL: stmt.SQL, Args: args}
+	if res.Busy {
+		st.Kind = StepBlocked
+		st.Error = res.Err.Error()
+		st.Note = w.name + " waits: another connection holds a lock it needs"
+		s.blockSeq++
+		w.blockedAt = s.blockSeq
+		s.record(st)
+		return blocked, nil
+	}
+	w.blockedAt = 0
+	if res.Err != nil {
+		st.Error = res.Err.Error()
+		s.record(st)
+		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
+			Note: "the handler failed: no ack, so the broker delivers " + j.msg.m.ID + " again after its lease"})
+		if w.db.inTransaction() {
+			r := s.rollback(w)
+			r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
+		}
+		w.job = nil
+		return finished, nil
+	}
+	switch stmt.Verb {
+	case "BEGIN":
+		w.db.setInTransaction(true)
+		j.txStart = j.pc
+	case "COMMIT", "END", "ROLLBACK":
+		w.db.setInTransaction(false)
+	}
+	if stmt.isQuery() {
+		st.RowsFound = ptr(res.Found)
+	} else if !isTxVerb(stmt.Verb) {
+		st.RowsAffected = ptr(res.Rows)
+	}
+	st.Changes = s.changes(res.Changes, w.db.inTransaction())
+	if stmt.Verb == "COMMIT" || stmt.Verb == "END" {
+		st.Changes = s.changes(res.Committed, false)
+	}
+	if len(res.Committed) > 0 {
+		for i := range st.Changes {
+			st.Changes[i].Committed = true
+		}
+	}
+	st.Reverted = s.changes(res.Reverted, false)
+	s.record(st)
+	j.pc++
+	j.executed++
+	if stmt.Guard == GuardStopIfNoRows && res.Rows == 0 || stmt.Guard == GuardStopIfFound && res.Found > 0 {
+		why := "found a row: " + j.msg.m.ID + " was handled before; stop and ack"
+		if stmt.Guard == GuardStopIfNoRows {
+			why = "no rows changed: " + j.msg.m.ID + " was handled before; stop and ack"
+		}
+		if w.db.inTransaction() {
+			r := s.rollback(w)
+			r.Kind, r.Note = StepStop, why
+		} else {
+			s.record(Step{Kind: StepStop, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Note: why})
+		}
+		j.pc = len(j.stmts)
+	}
+	if j.fault == FaultCrashAfter && j.executed == j.faultAfter {
+		return finished, s.crash(w, StepCrash, fmt.Sprintf("crash-after %d: %s dies after statement %d", j.faultAfter, w.name, j.executed))
+	}
+	return progressed, nil
+}
+
+// finishJob is the step after the last statement: remember the id in the
+// filter, then ack (or the fault that replaces the ack).
+func (s *sim) finishJob(w *worker) {
+	j := w.job
+	id := j.msg.m.ID
+	base := Step{Worker: w.name, Message: id, Attempt: j.attempt}
+	if s.h.Filter {
+		w.filter[id] = true
+	}
+	switch {
+	case j.fault == FaultCrashBeforeAck:
+		s.crash(w, StepCrash, "crash-before-ack: "+w.name+" dies after its last statement, before acking")
+		return
+	case j.fault == FaultCrashAfter && j.executed < j.faultAfter:
+		base.Note = fmt.Sprintf("crash-after %d did not fire: the handler ran %d statements; ", j.faultAfter, j.executed)
+	}
+	w.job = nil
+	switch {
+	case j.fault == FaultLoseAck:
+		base.Kind = StepAckLost
+		base.Note += "the ack never reaches the broker: " + id + " stays unacked until its lease ends"
+	case j.leaseExpired || s.now >= j.leaseEnd:
+		base.Kind = StepAckRefused
+		base.Note += fmt.Sprintf("the lease ended at tick %d: the broker refuses the late ack", j.leaseEnd)
+	default:
+		base.Kind = StepAck
+		base.Note += "the broker deletes " + id
+		j.msg.acked = true
+	}
+	base.Note = strings.TrimSuffix(base.Note, "; ")
+	s.record(base)
+}
+
+// crash kills (or restarts) a worker: its open transaction is rolled back,
+// its message is neither processed further nor acked, its filter is lost.
+func (s *sim) crash(w *worker, kind, note string) error {
+	st := Step{Kind: kind, Worker: w.name, Note: note}
+	if w.job != nil {
+		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
+	} else if len(w.filter) > 0 {
+		st.Note += fmt.Sprintf(" (%d ids forgotten)", len(w.filter))
+	}
+	s.record(st)
+	if w.job != nil && w.db != nil && w.db.inTransaction() {
+		r := s.rollback(w)
+		r.Kind, r.Note = StepRollback, "the connection closes: the open transaction rolls back"
+	}
+	w.job = nil
+	w.blockedAt = 0
+	w.filter = map[string]bool{}
+	return nil
+}
+
+func (s *sim) bind(st *statement, m *Message) ([]Arg, []driver.NamedValue) {
+	args := make([]Arg, len(st.Params))
+	nargs := make([]driver.NamedValue, len(st.Params))
+	for i, p := range st.Params {
+		var v any
+		switch p {
+		case "message_id":
+			v = m.ID
+		case "amount":
+			v = m.Amount
+		case "balance":
+			v = m.Balance
+		case "account_id":
+			v = nullable(m.AccountID)
+		case "order_id":
+			v = nullable(m.OrderID)
+		case "now":
+			v = s.now
+		}
+		args[i] = Arg{Name: p, Value: v}
+		nargs[i] = driver.NamedValue{Name: p, Ordinal: i + 1, Value: v}
+	}
+	return args, nargs
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func ptr(n int64) *int64 { return &n }
+
+// changes converts hook records for the trace.
+func (s *sim) changes(rcs []rowChange, pending bool) []Change {
+	if len(rcs) == 0 {
+		return nil
+	}
+	out := make([]Change, len(rcs))
+	for i, rc := range rcs {
+		c := Change{Table: rc.Table, Op: rc.Op, Pending: pending}
+		cols := tableColumns[rc.Table]
+		if rc.Before != nil {
+			c.Before = rowMap(cols, rc.Before)
+			c.Key = rowKey(rc.Table, rc.OldRowID, rc.Before)
+		}
+		if rc.After != nil {
+			c.After = rowMap(cols, rc.After)
+			c.Key = rowKey(rc.Table, rc.NewRowID, rc.After)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func rowMap(cols []string, vals []any) map[string]any {
+	m := make(map[string]any, len(cols))
+	for i, c := range cols {
+		if i < len(vals) {
+			m[c] = vals[i]
+		}
+	}
+	return m
+}
