@@ -72,8 +72,11 @@ type sim struct {
 
 	delivered map[string]bool
 	effects   map[string][]int // message → steps whose commit changed a business figure
-	changed   map[string]bool  // rows changed in the current event
-	blockSeq  int
+	// effectPending: a commit changed a business figure; the step being
+	// recorded next is the one that made it.
+	effectPending bool
+	changed       map[string]bool // rows changed in the current event
+	blockSeq      int
 }
 
 type worker struct {
@@ -143,7 +146,10 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler
 			return nil, err
 		}
 	}
-	ht := &HandlerTrace{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why}
+	ht := &HandlerTrace{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why, workers: sc.Workers}
+	for _, m := range sc.Messages {
+		ht.messages = append(ht.messages, m.ID)
+	}
 	expectedFor := -1 // how many messages had been delivered when Expected was last computed
 	for i, ev := range script.Events {
 		if err := ctx.Err(); err != nil {
@@ -195,6 +201,7 @@ func (s *sim) record(st Step) *Step {
 	st.Index = len(s.steps) + 1
 	st.Event = s.event
 	st.Tick = s.now
+	st.Effect, s.effectPending = s.effectPending, false
 	s.steps = append(s.steps, st)
 	return &s.steps[len(s.steps)-1]
 }

@@ -505,10 +505,13 @@ func (l *ledger) apply(changes []rowChange) {
 
 // snapshot renders the committed rows for the trace, in table order and
 // rowid order.
-func (l *ledger) snapshot() []TableRows {
+func (l *ledger) snapshot() []TableRows { return renderTables(l.committed) }
+
+// renderTables renders rows for the trace, in table order and rowid order.
+func renderTables(state tableState) []TableRows {
 	out := make([]TableRows, 0, len(tableOrder))
 	for _, t := range tableOrder {
-		rows := l.committed[t]
+		rows := state[t]
 		ids := make([]int64, 0, len(rows))
 		for id := range rows {
 			ids = append(ids, id)

@@ -277,6 +277,51 @@ func (sc *Scenario) CheckScript(s *Script) error {
 	return nil
 }
 
+// InitialFigures are the figures before any event: each account's
+// balance and each order's state, as the scenario lists them.
+func (sc *Scenario) InitialFigures() []Figure {
+	out := make([]Figure, 0, len(sc.Accounts)+len(sc.Orders))
+	for _, a := range sc.Accounts {
+		out = append(out, Figure{Table: "accounts", Key: a.ID, Value: a.Balance})
+	}
+	for _, o := range sc.Orders {
+		out = append(out, Figure{Table: "orders", Key: o.ID, State: o.State})
+	}
+	return out
+}
+
+// InitialLedger is the ledger before any event, in the tables, columns and
+// order of a frame's; nil if the ledger cannot be built (Run reports why).
+func (sc *Scenario) InitialLedger() []TableRows {
+	im, err := sc.template()
+	if err != nil {
+		return nil
+	}
+	return renderTables(im.rows)
+}
+
+// Tables lists the ledger tables the scenario's story uses, in trace
+// order: accounts when it has accounts, orders and shipments when it has
+// orders, and the dedupe table always (empty, it is the point for a naive
+// handler).
+func (sc *Scenario) Tables() []string {
+	var out []string
+	for _, t := range tableOrder {
+		switch t {
+		case "accounts":
+			if len(sc.Accounts) == 0 {
+				continue
+			}
+		case "orders", "shipments":
+			if len(sc.Orders) == 0 {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // template builds the scenario's initial ledger once per process.
 func (sc *Scenario) template() (*ledgerImage, error) {
 	sc.once.Do(func() {

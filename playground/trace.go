@@ -49,6 +49,8 @@ type HandlerTrace struct {
 	Ledger          []TableRows `json:"ledger"` // final committed rows
 	Frames          []Frame     `json:"frames"` // one per event
 	Steps           []Step      `json:"steps"`
+
+	messages, workers []string // the scenario's, for BrokerAt
 }
 
 // Verdict words.
@@ -160,6 +162,10 @@ type Step struct {
 	Changes      []Change `json:"changes,omitempty"`  // rows this statement changed (pending inside a transaction)
 	Reverted     []Change `json:"reverted,omitempty"` // rows a rollback undid
 	Note         string   `json:"note,omitempty"`
+	// Effect: this step's commit changed a business figure (a balance, an
+	// order's state, a shipment) on behalf of Message. Not in the JSON:
+	// the changes say it.
+	Effect bool `json:"-"`
 }
 
 // Arg is a bound parameter value.

@@ -22,6 +22,7 @@ func (s *sim) committed(changes []rowChange) {
 	for id := range effective {
 		// The commit belongs to the step being recorded next.
 		s.effects[id] = append(s.effects[id], len(s.steps)+1)
+		s.effectPending = true
 	}
 }
 
@@ -147,17 +148,8 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 		ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: newest, Step: s.lastWriteStep(e),
 			Detail: fmt.Sprintf("%s's effect was overwritten: %s, expected %s", newest, a, e)})
 	}
-	// The verdict follows the first figure that differs: above the expected
-	// value is a duplicate effect, below (or a wrong state) a lost one.
-	ht.Verdict = VerdictLost
-	for i := range ht.Expected {
-		if e, a := ht.Expected[i], ht.Actual[i]; e != a {
-			if a.Value > e.Value {
-				ht.Verdict = VerdictDuplicate
-			}
-			break
-		}
-	}
+	// The verdict follows the first figure that differs (figuresVerdict).
+	ht.Verdict = figuresVerdict(ht.Expected, ht.Actual)
 	if len(ht.Violations) == 0 {
 		ht.Violations = append(ht.Violations, Violation{Kind: ht.Verdict, Step: len(s.steps), Detail: "the ledger differs from the expected one"})
 	}

@@ -154,7 +154,7 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 			label += " → " + strconv.FormatInt(*st.RowsFound, 10) + " found"
 		}
 		arrow(w, ledger, label)
-		if committedEffect(st) {
+		if st.Effect {
 			r.Mark, r.MarkX = "dot", ledger
 		}
 	case playground.StepBlocked:
@@ -200,16 +200,6 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 	default:
 		mark(w, "ring", st.Kind)
 	}
-}
-
-// committedEffect says whether a step made a business change visible.
-func committedEffect(st playground.Step) bool {
-	for _, c := range st.Changes {
-		if c.Committed && isEffect(c) {
-			return true
-		}
-	}
-	return false
 }
 
 // sqlLabel shortens a statement to its verb and table: "UPDATE accounts".
@@ -279,7 +269,7 @@ type chartTick struct {
 
 func newChart(h *playground.HandlerTrace, sc *playground.Scenario, at, kf int) chartView {
 	c := chartView{Width: chWidth, Height: chHeight, DivX: -1}
-	init := initialFigures(sc)
+	init := sc.InitialFigures()
 	if kf < len(init) {
 		c.Label = figureLabel(init[kf])
 		c.Expected = append(c.Expected, init[kf].Value)
@@ -439,7 +429,7 @@ func newStepGroups(pv *playgroundView) []stepGroup {
 }
 
 func newStepView(st playground.Step, divergent bool) stepView {
-	sv := stepView{Index: st.Index, Worker: st.Worker, Kind: st.Kind, SQL: st.SQL, Error: st.Error, Divergent: divergent, Effect: committedEffect(st)}
+	sv := stepView{Index: st.Index, Worker: st.Worker, Kind: st.Kind, SQL: st.SQL, Error: st.Error, Divergent: divergent, Effect: st.Effect}
 	who := st.Worker
 	if who == "" {
 		who = "broker"

@@ -143,37 +143,11 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	return pv
 }
 
-// verdictInFlight is the UI's word for a ledger that differs only because
-// a worker still holds a message (the engine, judging the end, says lost).
-const verdictInFlight = "in-flight"
-
-// heldMessages lists "msg-1 on B" for each message a worker holds at the
-// cursor in this handler's run.
-func heldMessages(h *playground.HandlerTrace, at int) []string {
-	busy := map[string]string{}
-	for _, st := range h.Steps {
-		if st.Event > at {
-			break
-		}
-		switch st.Kind {
-		case playground.StepDeliver:
-			busy[st.Worker] = st.Message
-		case playground.StepAck, playground.StepAckLost, playground.StepAckRefused, playground.StepAbort, playground.StepCrash, playground.StepRestart:
-			delete(busy, st.Worker)
-		}
-	}
-	var out []string
-	for w, m := range busy {
-		out = append(out, m+" on "+w)
-	}
-	slices.Sort(out)
-	return out
-}
-
 var verdictLabels = map[string]string{
 	playground.VerdictOK:        "Correct",
 	playground.VerdictDuplicate: "Duplicate effect",
 	playground.VerdictLost:      "Lost effect",
+	playground.VerdictInFlight:  "In flight",
 }
 
 func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec) *handlerView {
@@ -181,37 +155,25 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 	if spec != nil {
 		hv.Expect = spec.Expect[h.Name]
 	}
-	expected, actual := initialFigures(sc), initialFigures(sc)
+	expected, actual := h.FiguresAt(sc, at)
 	var ledger []playground.TableRows
 	var changed []string
 	if at > 0 {
 		f := h.Frames[at-1]
-		expected, actual, ledger, changed = f.Expected, f.Actual, f.Ledger, f.Changed
-	} else if len(h.Frames) > 0 {
-		ledger = initialLedger(sc, h.Frames[0].Ledger)
+		ledger, changed = f.Ledger, f.Changed
+	} else {
+		ledger = sc.InitialLedger()
 	}
 	if d := h.FirstDivergence; d != nil && d.Event > 0 && d.Event <= at {
 		hv.Divergence = d
 	}
 
-	// Verdict at the cursor: the same rule as the engine's, on the frame.
-	hv.Verdict = playground.VerdictOK
-	for j := range expected {
-		if j < len(actual) && expected[j] != actual[j] {
-			hv.Verdict = playground.VerdictLost
-			if actual[j].Value > expected[j].Value {
-				hv.Verdict = playground.VerdictDuplicate
-			}
-			break
-		}
-	}
+	hv.Verdict = h.VerdictAt(at)
 	hv.Label = verdictLabels[hv.Verdict]
-	hv.Sentence = verdictSentence(hv.Verdict, h, sc, at, expected, actual)
-	// A message a worker still holds has not taken effect yet: that is not
-	// a lost effect, only an unfinished one.
-	if held := heldMessages(h, at); hv.Verdict == playground.VerdictLost && len(held) > 0 {
-		hv.Verdict, hv.Label = verdictInFlight, "In flight"
-		hv.Sentence = "not committed yet: " + strings.Join(held, ", ") + "; step or finish the worker to see where it lands"
+	if hv.Verdict == playground.VerdictInFlight {
+		hv.Sentence = "not committed yet: " + strings.Join(h.BrokerAfter(at).Held(), ", ") + "; step or finish the worker to see where it lands"
+	} else {
+		hv.Sentence = verdictSentence(hv.Verdict, h, sc, at, expected, actual)
 	}
 
 	for j := range expected {
@@ -241,16 +203,9 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 }
 
 // tableShown hides the tables a scenario never uses (orders in a story of
-// accounts); the dedupe table always shows, empty or not: its emptiness
-// is the point for a naive handler.
+// accounts) unless rows appeared in them.
 func tableShown(t playground.TableRows, sc *playground.Scenario) bool {
-	switch t.Table {
-	case "accounts":
-		return len(sc.Accounts) > 0 || len(t.Rows) > 0
-	case "orders", "shipments":
-		return len(sc.Orders) > 0 || len(t.Rows) > 0
-	}
-	return true
+	return len(t.Rows) > 0 || slices.Contains(sc.Tables(), t.Table)
 }
 
 func cellText(v any) string {
@@ -278,72 +233,6 @@ func figureValue(f playground.Figure) string {
 	return strconv.FormatInt(f.Value, 10)
 }
 
-// initialFigures are the figures before any event: the scenario's ledger.
-func initialFigures(sc *playground.Scenario) []playground.Figure {
-	var out []playground.Figure
-	for _, a := range sc.Accounts {
-		out = append(out, playground.Figure{Table: "accounts", Key: a.ID, Value: a.Balance})
-	}
-	for _, o := range sc.Orders {
-		out = append(out, playground.Figure{Table: "orders", Key: o.ID, State: o.State})
-	}
-	return out
-}
-
-// initialLedger is the ledger before any event, in the tables and columns
-// of a frame: the scenario's accounts and orders, every other table empty.
-func initialLedger(sc *playground.Scenario, like []playground.TableRows) []playground.TableRows {
-	out := make([]playground.TableRows, len(like))
-	for i, t := range like {
-		out[i] = playground.TableRows{Table: t.Table, Columns: t.Columns}
-		switch t.Table {
-		case "accounts":
-			for _, a := range sc.Accounts {
-				out[i].Rows = append(out[i].Rows, playground.Row{Key: a.ID, Values: []any{a.ID, a.Balance}})
-			}
-		case "orders":
-			for _, o := range sc.Orders {
-				out[i].Rows = append(out[i].Rows, playground.Row{Key: o.ID, Values: []any{o.ID, o.State, nil}})
-			}
-		}
-	}
-	return out
-}
-
-// effectSteps lists, per message, the steps whose commit changed a
-// business figure (a balance, an order's state, a shipment), up to the
-// cursor: each is one application of the message's effect.
-func effectSteps(h *playground.HandlerTrace, at int) map[string][]int {
-	out := map[string][]int{}
-	for _, st := range h.Steps {
-		if st.Event > at {
-			break
-		}
-		if st.Message == "" {
-			continue
-		}
-		for _, c := range st.Changes {
-			if c.Committed && isEffect(c) {
-				out[st.Message] = append(out[st.Message], st.Index)
-				break
-			}
-		}
-	}
-	return out
-}
-
-func isEffect(c playground.Change) bool {
-	switch c.Table {
-	case "accounts":
-		return c.Op != "update" || fmt.Sprint(c.Before["balance"]) != fmt.Sprint(c.After["balance"])
-	case "orders":
-		return c.Op != "update" || fmt.Sprint(c.Before["state"]) != fmt.Sprint(c.After["state"])
-	case "shipments":
-		return true
-	}
-	return false
-}
-
 // verdictSentence says in words what went wrong, per message.
 func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.Scenario, at int, expected, actual []playground.Figure) string {
 	if verdict == playground.VerdictOK {
@@ -352,7 +241,7 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 		}
 		return "every message took effect exactly once"
 	}
-	effects := effectSteps(h, at)
+	effects := h.EffectSteps(at)
 	var parts []string
 	for _, m := range sc.Messages {
 		steps := effects[m.ID]
@@ -415,7 +304,7 @@ func keyFigureIndex(tr *playground.Trace) int {
 }
 
 func keyFigureIndexLabel(tr *playground.Trace, sc *playground.Scenario) string {
-	fs := initialFigures(sc)
+	fs := sc.InitialFigures()
 	if k := keyFigureIndex(tr); k < len(fs) {
 		return figureLabel(fs[k])
 	}
@@ -439,66 +328,37 @@ type workerView struct {
 	Control workerControls
 }
 
-// brokerStatus reads each message's and worker's situation at the cursor
-// from the first handler's steps (the broker behaves the same for every
-// handler, except that a handler may finish sooner).
+// messageStatus words a message's standing with the broker.
+var messageStatus = map[string]string{
+	"":                          "not delivered yet",
+	playground.StepAck:          "acked: the broker forgot it",
+	playground.StepAckLost:      "ack lost: comes back when its lease ends",
+	playground.StepAckRefused:   "late ack refused",
+	playground.StepCrash:        "unacked: its worker crashed",
+	playground.StepLeaseExpired: "lease expired: may be delivered again",
+	playground.StepDeadLetter:   "dead-lettered",
+}
+
+// brokerStatus lays out the broker's state at the cursor: each message as
+// the first handler's run left it (the broker behaves the same for every
+// handler), and each worker as holding a message when it does in any
+// handler's run (a handler may finish sooner than another).
 func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]messageView, []workerView) {
-	msgStatus := map[string]string{}
-	settled := map[string]bool{}
-	busy := map[string]string{}
-	for _, h := range tr.Handlers {
-		for _, st := range h.Steps {
-			if st.Event > at {
-				break
-			}
-			switch st.Kind {
-			case playground.StepDeliver:
-				busy[st.Worker] = st.Message
-			case playground.StepAck, playground.StepAckLost, playground.StepAckRefused, playground.StepAbort:
-				if busy[st.Worker] == st.Message {
-					delete(busy, st.Worker)
-				}
-			case playground.StepCrash, playground.StepRestart:
-				delete(busy, st.Worker)
-			}
-		}
-	}
-	if len(tr.Handlers) > 0 {
-		for _, st := range tr.Handlers[0].Steps {
-			if st.Event > at {
-				break
-			}
-			settleable := true
-			switch st.Kind {
-			case playground.StepDeliver:
-				msgStatus[st.Message] = "running on " + st.Worker
-			case playground.StepAck:
-				msgStatus[st.Message] = "acked: the broker forgot it"
-			case playground.StepAckLost:
-				msgStatus[st.Message] = "ack lost: comes back when its lease ends"
-			case playground.StepAckRefused:
-				msgStatus[st.Message] = "late ack refused"
-			case playground.StepCrash:
-				if st.Message != "" {
-					msgStatus[st.Message] = "unacked: its worker crashed"
-				}
-			case playground.StepLeaseExpired:
-				msgStatus[st.Message] = "lease expired: may be delivered again"
-			case playground.StepDeadLetter:
-				msgStatus[st.Message] = "dead-lettered"
-			default:
-				settleable = false
-			}
-			if settleable && st.Message != "" {
-				settled[st.Message] = st.Kind == playground.StepAck
-			}
-		}
-	}
 	var msgs []messageView
-	for _, m := range sc.Messages {
-		mv := messageView{ID: m.ID, Status: msgStatus[m.ID], Settled: settled[m.ID]}
-		if mv.Status == "" {
-			mv.Status = "not delivered yet"
+	var workers []workerView
+	if len(tr.Handlers) == 0 {
+		return nil, nil
+	}
+	states := make([]playground.BrokerState, len(tr.Handlers))
+	for i, h := range tr.Handlers {
+		states[i] = h.BrokerAfter(at)
+	}
+	first := states[0]
+	for i, m := range sc.Messages {
+		ms := first.Messages[i]
+		mv := messageView{ID: m.ID, Status: messageStatus[ms.Status], Settled: ms.Acked()}
+		if ms.Status == playground.StepDeliver {
+			mv.Status = "running on " + ms.Worker
 		}
 		if m.Kind == playground.KindShip {
 			mv.What = "ship " + m.OrderID
@@ -507,11 +367,13 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 		}
 		msgs = append(msgs, mv)
 	}
-	var workers []workerView
-	for _, w := range sc.Workers {
+	for i, w := range sc.Workers {
 		wv := workerView{Name: w, Status: "idle"}
-		if m, ok := busy[w]; ok {
-			wv.Status, wv.Busy = "holding "+m, true
+		for _, st := range states {
+			if m := st.Workers[i].Holding; m != "" {
+				wv.Status, wv.Busy = "holding "+m, true
+				break
+			}
 		}
 		workers = append(workers, wv)
 	}

@@ -468,8 +468,8 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 		script: "start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B", at: 4}
 	_, doc := livePlayground(t, pagePlaceOf, state)
 	doc.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
-		if got := s.AttrOr("data-verdict", ""); got != verdictInFlight {
-			t.Errorf("%s: verdict %q mid-race, want %s", s.AttrOr("data-handler", ""), got, verdictInFlight)
+		if got := s.AttrOr("data-verdict", ""); got != playground.VerdictInFlight {
+			t.Errorf("%s: verdict %q mid-race, want %s", s.AttrOr("data-handler", ""), got, playground.VerdictInFlight)
 		}
 		if got := s.Find(testID("pg-verdict-text")).Text(); !strings.Contains(got, "msg-1 on A, msg-1 on B") {
 			t.Errorf("in-flight text = %q", got)

@@ -1,0 +1,164 @@
+package playground
+
+// What a trace says at a cursor: the engine's own rules for the verdict,
+// the broker's state and the effects at any point of a run, so that a UI
+// only lays them out.
+
+// VerdictInFlight is the verdict at a cursor where the ledger differs only
+// because a worker still holds a message: not a lost effect, an unfinished
+// one. A whole run's verdict (HandlerTrace.Verdict) is never in flight.
+const VerdictInFlight = "in-flight"
+
+// figuresVerdict is the one rule that turns figures into a verdict: the
+// first figure that differs decides, above the expected value a duplicate
+// effect, below (or a wrong state) a lost one.
+func figuresVerdict(expected, actual []Figure) string {
+	for i := range expected {
+		if i < len(actual) && expected[i] != actual[i] {
+			if actual[i].Value > expected[i].Value {
+				return VerdictDuplicate
+			}
+			return VerdictLost
+		}
+	}
+	return VerdictOK
+}
+
+// Verdict is the verdict of the frame's figures: ok, duplicate-effect or
+// lost-effect.
+func (f Frame) Verdict() string { return figuresVerdict(f.Expected, f.Actual) }
+
+// FiguresAt returns the figures expected and actual after the first event
+// events (0: before any, the scenario's initial figures).
+func (h *HandlerTrace) FiguresAt(sc *Scenario, event int) (expected, actual []Figure) {
+	if event <= 0 || event > len(h.Frames) {
+		init := sc.InitialFigures()
+		return init, init
+	}
+	f := h.Frames[event-1]
+	return f.Expected, f.Actual
+}
+
+// VerdictAt is the verdict after the first event events: the frame's
+// verdict, except that a lost effect while a worker still holds a message
+// is VerdictInFlight.
+func (h *HandlerTrace) VerdictAt(event int) string {
+	if event <= 0 || event > len(h.Frames) {
+		return VerdictOK
+	}
+	v := h.Frames[event-1].Verdict()
+	if v == VerdictLost && len(h.BrokerAfter(event).Held()) > 0 {
+		return VerdictInFlight
+	}
+	return v
+}
+
+// MessageState is where a message stands with the broker. Status is the
+// kind of the last step that moved it (StepDeliver: leased to Worker;
+// StepAck; StepAckLost; StepAckRefused; StepCrash: its worker died
+// holding it; StepLeaseExpired; StepDeadLetter), or "" before its first
+// delivery.
+type MessageState struct {
+	ID     string
+	Status string
+	Worker string // the worker it was last delivered to
+}
+
+// Acked reports that the broker deleted the message: redelivering it
+// makes no sense.
+func (m MessageState) Acked() bool { return m.Status == StepAck }
+
+// WorkerState is what a worker holds: a message id, or "" when idle.
+type WorkerState struct {
+	Name    string
+	Holding string
+}
+
+// BrokerState is the broker's state at a point of one handler's run:
+// each message's standing, in scenario order, and each worker's hands.
+type BrokerState struct {
+	Messages []MessageState
+	Workers  []WorkerState
+}
+
+// Held lists "msg-1 on B" for each message a worker holds.
+func (b BrokerState) Held() []string {
+	var out []string
+	for _, w := range b.Workers {
+		if w.Holding != "" {
+			out = append(out, w.Holding+" on "+w.Name)
+		}
+	}
+	return out
+}
+
+// BrokerAfter is the broker's state after the first event events.
+func (h *HandlerTrace) BrokerAfter(event int) BrokerState {
+	n := 0
+	for n < len(h.Steps) && h.Steps[n].Event <= event {
+		n++
+	}
+	return h.BrokerAt(n)
+}
+
+// BrokerAt is the broker's state after the first n steps of the run. Each
+// step records what the broker did (a delivery, an ack, a lost or refused
+// ack, a crash, a lease running out, a dead letter); the state is those
+// records applied in order, with the rules below, which are the engine's.
+func (h *HandlerTrace) BrokerAt(n int) BrokerState {
+	b := BrokerState{Messages: make([]MessageState, len(h.messages)), Workers: make([]WorkerState, len(h.workers))}
+	msg := make(map[string]*MessageState, len(h.messages))
+	for i, id := range h.messages {
+		b.Messages[i].ID = id
+		msg[id] = &b.Messages[i]
+	}
+	wk := make(map[string]*WorkerState, len(h.workers))
+	for i, name := range h.workers {
+		b.Workers[i].Name = name
+		wk[name] = &b.Workers[i]
+	}
+	for _, st := range h.Steps[:min(max(n, 0), len(h.Steps))] {
+		m, w := msg[st.Message], wk[st.Worker]
+		switch st.Kind {
+		case StepDeliver:
+			if w != nil {
+				w.Holding = st.Message
+			}
+		case StepAck, StepAckLost, StepAckRefused, StepAbort, StepCrash, StepRestart:
+			if w != nil {
+				w.Holding = ""
+			}
+		}
+		if m == nil {
+			continue
+		}
+		switch st.Kind {
+		case StepDeliver:
+			m.Status, m.Worker = st.Kind, st.Worker
+		case StepAck, StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter:
+			// Once acked, the broker has deleted the message: a second
+			// copy's late ack or crash does not bring it back; only a
+			// new delivery (publish, replay) does.
+			if m.Status != StepAck {
+				m.Status = st.Kind
+			}
+		}
+	}
+	return b
+}
+
+// EffectSteps lists, per message, the steps up to the end of event whose
+// commit changed a business figure (Step.Effect): each is one application
+// of the message's effect.
+func (h *HandlerTrace) EffectSteps(event int) map[string][]int {
+	out := map[string][]int{}
+	for _, st := range h.Steps {
+		if st.Event > event {
+			break
+		}
+		if st.Effect && st.Message != "" {
+			out[st.Message] = append(out[st.Message], st.Index)
+		}
+	}
+	return out
+}

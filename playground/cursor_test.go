@@ -1,0 +1,115 @@
+package playground
+
+import (
+	"context"
+	"testing"
+)
+
+// TestBrokerAt_MatchesTheRun: the broker's state a trace reports after each
+// event is the state the engine itself was in: which worker holds which
+// message, and which messages the broker deleted (acked).
+func TestBrokerAt_MatchesTheRun(t *testing.T) {
+	scripts := map[string]string{
+		"concurrent-duplicate": "start msg-1 on A; step A 2; start msg-1 on B; step B; crash A; finish B; redeliver msg-1",
+		"lease-expiry":         "start msg-1 on A; step A; expire msg-1; deliver msg-1 to B; finish A",
+		"topic-replay":         "deliver msg-1; deliver msg-2 lose-ack; replay; publish msg-1",
+	}
+	for _, sc := range Scenarios() {
+		text := sc.DefaultScript
+		if s, ok := scripts[sc.Name]; ok {
+			text = s
+		}
+		script, err := ParseScript(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range sc.Handlers {
+			tr, err := Run(context.Background(), Request{Scenario: sc.Name, Handlers: []string{name}, Script: text})
+			if err != nil {
+				t.Fatalf("%s: %v", sc.Name, err)
+			}
+			ht := tr.Handlers[0]
+			tmpl, _ := sc.template()
+			l, err := openLedger(tmpl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newSim(context.Background(), sc, builtinHandlers[name], l)
+			for i, ev := range script.Events {
+				s.event = i + 1
+				if err := s.apply(ev); err != nil {
+					t.Fatal(err)
+				}
+				got := ht.BrokerAfter(i + 1)
+				for j, w := range s.workers {
+					want := ""
+					if w.job != nil {
+						want = w.job.msg.m.ID
+					}
+					if got.Workers[j].Holding != want {
+						t.Errorf("%s/%s event %d: %s holds %q, the engine says %q", sc.Name, name, i+1, w.name, got.Workers[j].Holding, want)
+					}
+				}
+				for j, m := range sc.Messages {
+					if got.Messages[j].Acked() != s.msgs[m.ID].acked {
+						t.Errorf("%s/%s event %d: %s acked %v, the engine says %v", sc.Name, name, i+1, m.ID, got.Messages[j].Acked(), s.msgs[m.ID].acked)
+					}
+				}
+			}
+			l.close()
+		}
+	}
+}
+
+// TestVerdictAt_FollowsTheFrames: the verdict after the last event is the
+// run's (or in flight, when a worker still holds a message), and nothing
+// has gone wrong before the first event.
+func TestVerdictAt_FollowsTheFrames(t *testing.T) {
+	for _, sc := range Scenarios() {
+		tr, err := Run(context.Background(), Request{Scenario: sc.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range tr.Handlers {
+			if v := h.VerdictAt(0); v != VerdictOK {
+				t.Errorf("%s/%s: verdict %s before any event", sc.Name, h.Name, v)
+			}
+			last := len(h.Frames)
+			want := h.Verdict
+			if want == VerdictLost && len(h.BrokerAfter(last).Held()) > 0 {
+				want = VerdictInFlight
+			}
+			if got := h.VerdictAt(last); got != want {
+				t.Errorf("%s/%s: verdict at the end %s, the run says %s", sc.Name, h.Name, got, want)
+			}
+			effects := h.EffectSteps(last)
+			for _, v := range h.Violations {
+				if v.Kind == VerdictDuplicate && v.MessageID != "" && len(effects[v.MessageID]) < 2 {
+					t.Errorf("%s/%s: %s is a duplicate, but its effect steps are %v", sc.Name, h.Name, v.MessageID, effects[v.MessageID])
+				}
+			}
+		}
+	}
+}
+
+func TestScenario_InitialLedgerAndTables(t *testing.T) {
+	for _, sc := range Scenarios() {
+		tables := map[string]bool{}
+		for _, tb := range sc.Tables() {
+			tables[tb] = true
+		}
+		if !tables["processed_messages"] || tables["accounts"] != (len(sc.Accounts) > 0) || tables["orders"] != (len(sc.Orders) > 0) {
+			t.Errorf("%s: tables %v", sc.Name, sc.Tables())
+		}
+		led := sc.InitialLedger()
+		if len(led) != len(tableOrder) {
+			t.Fatalf("%s: %d tables in the initial ledger", sc.Name, len(led))
+		}
+		if len(led[0].Rows) != len(sc.Accounts) || len(led[1].Rows) != len(sc.Orders) {
+			t.Errorf("%s: initial ledger %+v", sc.Name, led)
+		}
+		if len(sc.InitialFigures()) != len(sc.Accounts)+len(sc.Orders) {
+			t.Errorf("%s: initial figures %v", sc.Name, sc.InitialFigures())
+		}
+	}
+}
