@@ -152,6 +152,7 @@ func lint(args []string, stdout io.Writer) error {
 		return fmt.Errorf("lint: %w", err)
 	}
 	opts.CheckExercises = true // slow for a server start, right for a lint
+	opts.RequireSources = true // a draft may leave them out; a finished course may not
 	course, err := lessons.Load(fsys, opts)
 	if err != nil {
 		var loadErr *lessons.LoadError

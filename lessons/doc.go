@@ -10,7 +10,8 @@
 // optional leading "digits-" prefix — is the lesson's URL: /lessons/slug.
 // Files whose names start with "_" or "." are ignored (drafts).
 //
-// The file starts with YAML front matter; every field but kind is required:
+// The file starts with YAML front matter; every field but kind and sources is
+// required:
 //
 //	---
 //	title: Why messages arrive twice
@@ -20,7 +21,16 @@
 //	objectives:
 //	  - What the learner can do afterwards.
 //	kind: lesson      # optional: lesson (the default) or reference
+//	sources:          # optional for Load, required by lint for lessons
+//	  - title: "Amazon SQS: visibility timeout"
+//	    url: https://docs.aws.amazon.com/…
 //	---
+//
+// sources lists the documentation a lesson's facts come from, each item a
+// title and an absolute https:// address, listed once; the site shows them
+// as links at the end of the lesson and fetches nothing. A lesson (not a
+// reference page) without them is a problem when Options.RequireSources is
+// set, as `idemlab lint` sets it.
 //
 // A reference page (kind: reference, such as the glossary) is a page to look
 // things up in rather than a step of the course: Lesson.IsReference reports

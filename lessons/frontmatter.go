@@ -16,7 +16,7 @@ var frontMatterKeys = []string{"title", "summary", "order", "minutes", "objectiv
 // optionalFrontMatterKeys may be left out; knownFrontMatterKeys is every
 // field a lesson may set, for unknown-field messages.
 var (
-	optionalFrontMatterKeys = []string{"kind"}
+	optionalFrontMatterKeys = []string{"kind", "sources"}
 	knownFrontMatterKeys    = append(slices.Clone(frontMatterKeys), optionalFrontMatterKeys...)
 )
 
@@ -32,8 +32,10 @@ type frontMatter struct {
 	Title, Summary string
 	Order, Minutes int
 	Objectives     []string
-	Kind           string // KindLesson unless the file says otherwise
-	OrderLine      int    // file line of the order key, for duplicate-order messages
+	Kind           string   // KindLesson unless the file says otherwise
+	Sources        []Source // nil when left out (or when every item is wrong)
+	HasSources     bool     // the sources field is present, valid or not
+	OrderLine      int      // file line of the order key, for duplicate-order messages
 }
 
 // frontMatterState says whether a file starts with front matter and where it
@@ -102,6 +104,8 @@ func decodeFrontMatter(root *yaml.Node, yamlText []byte, bad func(line int, msg 
 			fm.Minutes, msg = positiveIntValue("minutes", f.Value)
 		case "objectives":
 			fm.Objectives = stringListValue("objectives", f.Value, badYAML)
+		case "sources":
+			fm.Sources, fm.HasSources = sourceListValue(f.Value, badYAML), true
 		case "kind":
 			var kind string
 			if kind, msg = stringValue("kind", f.Value); msg == "" {

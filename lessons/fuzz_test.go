@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -44,8 +46,10 @@ func FuzzFrontMatter(f *testing.F) {
 	}
 	f.Add([]byte("---\ntitle: &a [*a]\n---\n"))
 	f.Add([]byte("\xef\xbb\xbf---\r\ntitle: A\r\n---\r\n"))
+	f.Add([]byte("---\ntitle: A\nsummary: S.\norder: 1\nminutes: 1\nobjectives: [O.]\nsources:\n  - {title: T, url: 'https://example.com/a'}\n  - &s {title: U, url: https://h:1/b?c#d}\n  - *s\n---\n"))
+	f.Add([]byte("---\ntitle: A\nsummary: S.\norder: 1\nminutes: 1\nobjectives: [O.]\nsources: [{title: T, url: 'https://[::1]:80/'}, {title: U, url: 'https://%zz'}, {url: javascript:alert(1)}]\n---\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		course, err := Load(fstest.MapFS{"01-a.md": {Data: data}}, Options{})
+		course, err := Load(fstest.MapFS{"01-a.md": {Data: data}}, Options{RequireSources: true})
 		lines := bytes.Count(normalizeNewlines(data), []byte("\n")) + 1
 		if err != nil {
 			checkLoadError(t, err, "01-a.md", lines)
@@ -54,6 +58,20 @@ func FuzzFrontMatter(f *testing.F) {
 		l := course.Lessons[0]
 		if l.Title == "" || l.Summary == "" || l.Order < 1 || l.Minutes < 1 || len(l.Objectives) == 0 || slices.Contains(l.Objectives, "") {
 			t.Errorf("loaded an incomplete lesson: %+v", l)
+		}
+		if len(l.Sources) == 0 && !l.IsReference() {
+			t.Errorf("loaded a lesson without sources: %+v", l)
+		}
+		for i, s := range l.Sources {
+			u, err := url.Parse(s.URL)
+			if s.Title == "" || err != nil || u.Scheme != "https" || u.Hostname() == "" || u.User != nil || strings.ContainsAny(s.URL, " \t\n\x00") {
+				t.Errorf("accepted source %+v (%v)", s, err)
+			}
+			for _, earlier := range l.Sources[:i] {
+				if earlier.URL == s.URL {
+					t.Errorf("accepted %s twice", s.URL)
+				}
+			}
 		}
 	})
 }

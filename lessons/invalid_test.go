@@ -15,6 +15,18 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		want   string
 	}{
 		{"bad-file-name", "01-Bad_Name.md: file name must be NN-slug.md or slug.md, where the slug \"Bad_Name\" is lowercase letters, digits and single dashes"},
+		{"bad-sources", "01-a.md:11: sources item 2 url \"http://example.com/x\": want an https:// address\n" +
+			"01-a.md:12: sources item 3: missing \"title\"\n" +
+			"01-a.md:13: sources item 4: missing \"url\"\n" +
+			"01-a.md:14: sources item 4: unknown key \"link\" (want title or url)\n" +
+			"01-a.md:15: sources item 5 must be a mapping of title and url, not a string\n" +
+			"01-a.md:16: sources item 6: https://docs.aws.amazon.com/sqs is already listed as item 1\n" +
+			"01-a.md:19: sources item 7 url \"https://user:pw@example.com/\" must not hold a user name or password\n" +
+			"01-a.md:21: sources item 8 url \"https://example.com/a b\" contains a space or a control character at byte 22\n" +
+			"01-a.md:22: sources item 9 title must be a string, not a list\n" +
+			"01-a.md:23: sources item 9 url \"/relative\": want an https:// address\n" +
+			"02-b.md:7: sources is an empty list\n" +
+			"03-c.md:7: sources must be a list of title and url pairs, not a string"},
 		{"bad-yaml", "01-a.md:4: front matter: invalid YAML: did not find expected ',' or ']'"},
 		{"broken-links", "01-a.md:9: link to \"02-b.md\": there is no lesson \"b\"\n01-a.md:9: link to \"/lessons/c#x\": there is no lesson \"c\""},
 		{"broken-anchors", "01-a.md:11: link to \"#there\": lesson \"a\" has no heading #there\n" +
@@ -62,6 +74,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 			"01-a.md:25: quiz: invalid YAML: did not find expected ',' or ']'\n" +
 			"01-a.md:28: quiz: link to \"09-nope.md\": there is no lesson \"nope\""},
 		{"missing-fields", "01-a.md:1: front matter: missing field \"summary\"\n01-a.md:1: front matter: missing field \"minutes\"\n01-a.md:1: front matter: missing field \"objectives\""},
+		{"missing-sources", "01-a.md:1: front matter: missing field \"sources\": list the documentation each fact comes from, as items with title and url"},
 		{"missing-front-matter", "01-a.md:1: missing front matter: start the file with a --- line, then title, summary, order, minutes and objectives, then ---"},
 		{"no-lessons", ".: no lessons: want at least one NN-slug.md file"},
 		{"not-a-mapping", "01-a.md:2: front matter must be a YAML mapping of title, summary, order, minutes and objectives, not a list"},
@@ -78,7 +91,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"unclosed-front-matter", "01-a.md:1: front matter is never closed: end it with a --- line"},
 		{"unknown-callout", "01-a.md:9: unknown callout [!CAUTION] (want [!NOTE], [!TIP] or [!WARNING])"},
 		{"unknown-code-kind", "01-a.md:9: unknown code block kind \"playgroud\": did you mean \"playground\"?"},
-		{"unknown-field", "01-a.md:7: unknown front matter field \"tags\" (want title, summary, order, minutes, objectives or kind)"},
+		{"unknown-field", "01-a.md:7: unknown front matter field \"tags\" (want title, summary, order, minutes, objectives, kind or sources)"},
 		{"unknown-kind", "01-a.md:7: unknown kind \"appendix\" (want lesson or reference)\n" +
 			"02-b.md:7: unknown kind \"refrence\": did you mean \"reference\"?\n" +
 			"03-c.md:7: kind must be a string, not a list"},
@@ -86,6 +99,8 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 	}
 	// These folders hold exercises that only the checker finds wrong.
 	checked := map[string]bool{"exercise-solution-fails": true, "exercise-start-passes": true}
+	// These folders are wrong only for lint, which requires sources.
+	requireSources := map[string]bool{"missing-sources": true}
 	entries, err := os.ReadDir(filepath.Join("testdata", "invalid"))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +110,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.folder, func(t *testing.T) {
-			course, err := Load(os.DirFS(filepath.Join("testdata", "invalid", tc.folder)), Options{CheckExercises: checked[tc.folder]})
+			course, err := Load(os.DirFS(filepath.Join("testdata", "invalid", tc.folder)), Options{CheckExercises: checked[tc.folder], RequireSources: requireSources[tc.folder]})
 			if err == nil {
 				t.Fatalf("Load succeeded with %d lessons, want an error", len(course.Lessons))
 			}

@@ -35,6 +35,12 @@ type Options struct {
 	// tests ask for it and a server start does not.
 	CheckExercises bool
 
+	// RequireSources makes a lesson (kind lesson) without a sources field a
+	// problem. `idemlab lint` asks for it, so that every course it passes
+	// says where its facts come from; a server start does not, so that an
+	// instructor's draft still loads.
+	RequireSources bool
+
 	// DisplayRoot is put in front of file names in problems (e.g. the
 	// -lessons folder), so that messages name paths the author can open.
 	DisplayRoot string
@@ -228,7 +234,10 @@ func (l *loader) loadLesson(name string) *Lesson {
 			lesson.Title, lesson.Summary = fm.Title, fm.Summary
 			lesson.Order, lesson.Minutes = fm.Order, fm.Minutes
 			lesson.Objectives, lesson.orderLine = fm.Objectives, fm.OrderLine
-			lesson.Kind = fm.Kind
+			lesson.Kind, lesson.Sources = fm.Kind, fm.Sources
+			if l.opts.RequireSources && !fm.HasSources && lesson.Kind == KindLesson {
+				bad(1, `front matter: missing field "sources": list the documentation each fact comes from, as items with title and url`)
+			}
 		}
 	}
 	l.renderBody(lesson, doc, source, newLineIndex(source))

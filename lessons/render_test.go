@@ -23,6 +23,9 @@ func describeLesson(l *Lesson) string {
 	for _, o := range l.Objectives {
 		fmt.Fprintf(&b, "<!-- objective=%q -->\n", o)
 	}
+	for _, s := range l.Sources {
+		fmt.Fprintf(&b, "<!-- source=%q url=%q -->\n", s.Title, s.URL)
+	}
 	for _, h := range l.TOC {
 		fmt.Fprintf(&b, "<!-- toc h%d #%s %q -->\n", h.Level, h.ID, h.Text)
 	}

@@ -21,6 +21,7 @@ type Lesson struct {
 	Minutes    int      // front matter
 	Objectives []string // front matter
 	Kind       string   // front matter, optional: KindLesson (the default) or KindReference
+	Sources    []Source // front matter, optional (required by lint for lessons): where the facts come from
 	Path       string   // file name inside the lessons folder, for messages
 
 	// Body is the rendered lesson in document order: HTML segments with
