@@ -8,7 +8,7 @@ import (
 )
 
 func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
-	course, err := Load(Embedded(), Options{})
+	course, err := Load(Embedded(), Options{RequireSources: true})
 	if err != nil {
 		t.Fatalf("Load(Embedded()):\n%v", err)
 	}

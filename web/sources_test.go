@@ -51,3 +51,22 @@ func TestLessonArticle_ListsSourcesAfterTheBody(t *testing.T) {
 		t.Errorf("a lesson without sources has %d sources sections", n)
 	}
 }
+
+// Every numbered lesson of the built-in course shows its sources on its page.
+func TestLessonPage_EmbeddedCourseShowsSources(t *testing.T) {
+	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := referenceServer(t, course).Handler()
+	for _, l := range course.Lessons {
+		if l.IsReference() {
+			continue
+		}
+		doc := document(t, do(t, h, "GET", "/lessons/"+l.Slug))
+		links := doc.Find(testID("lesson-sources") + " a")
+		if links.Length() == 0 || links.Length() != len(l.Sources) {
+			t.Errorf("%s: %d source links, want %d (and at least one)", l.Slug, links.Length(), len(l.Sources))
+		}
+	}
+}
