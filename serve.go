@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -71,13 +69,10 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return cfg, usagef("serve: -log-format %q: want text or json", cfg.LogFormat)
 	}
-	if cfg.PublicURL != "" {
-		u, err := url.Parse(cfg.PublicURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cfg, usagef("serve: -public-url %q: want an absolute http(s) URL, such as https://learn.example.com", cfg.PublicURL)
-		}
+	if err := web.CheckPublicURL(cfg.PublicURL); err != nil {
+		return cfg, usagef("serve: -public-url: %v", err)
 	}
-	origins, err := parseFrameAncestors(frameAncestors)
+	origins, err := web.ParseFrameAncestors(frameAncestors)
 	if err != nil {
 		return cfg, usagef("serve: -frame-ancestors: %v", err)
 	}
@@ -103,44 +98,6 @@ func addrFromEnv(getenv func(string) string) (string, error) {
 		return ":" + port, nil
 	}
 	return defaultAddr, nil
-}
-
-// frameSource matches what we let into the CSP frame-ancestors directive: a
-// scheme ("https:"), or an origin with an optional "*." host wildcard and
-// port. Anything else could smuggle another directive into the header.
-var frameSource = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*(?::(?:[0-9]+|\*))?)$`)
-
-// parseFrameAncestors splits a space- or comma-separated list of origins and
-// checks each. 'self' and 'none' may be written with or without quotes.
-func parseFrameAncestors(list string) ([]string, error) {
-	fields := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-	if len(fields) == 0 {
-		return nil, errors.New("empty list: write 'none' to forbid every embedding")
-	}
-	var origins []string
-	for _, f := range fields {
-		switch strings.Trim(f, "'") {
-		case "self":
-			origins = append(origins, "'self'")
-		case "none":
-			origins = append(origins, "'none'")
-		case "*":
-			origins = append(origins, "*")
-		default:
-			if !frameSource.MatchString(f) {
-				return nil, fmt.Errorf("%q is not an origin (want such as https://docs.example.com, https://*.example.com or 'self')", f)
-			}
-			origins = append(origins, f)
-		}
-	}
-	if len(origins) > 1 {
-		for _, o := range origins {
-			if o == "'none'" {
-				return nil, errors.New("'none' cannot be combined with other origins")
-			}
-		}
-	}
-	return origins, nil
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {

@@ -200,31 +200,6 @@ func TestScriptLines(t *testing.T) {
 	}
 }
 
-func TestFrameAncestorsSource(t *testing.T) {
-	tests := []struct {
-		in      []string
-		want    string
-		wantErr bool
-	}{
-		{nil, "'self'", false},
-		{[]string{"'self'"}, "'self'", false},
-		{[]string{"'none'"}, "'none'", false},
-		{[]string{"'self'", "https://docs.example.org", "https://*.example.com"}, "'self' https://docs.example.org https://*.example.com", false},
-		{[]string{"docs.example.org"}, "docs.example.org", false},
-		{[]string{"self"}, "", true},
-		{[]string{""}, "", true},
-		{[]string{"https://a.org b.org"}, "", true},
-		{[]string{"https://a.org;"}, "", true},
-		{[]string{"'none'", "'self'"}, "", true},
-	}
-	for _, tt := range tests {
-		got, err := frameAncestorsSource(tt.in)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("frameAncestorsSource(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
 func TestDurationText(t *testing.T) {
 	for minutes, want := range map[int]string{0: "0 min", 45: "45 min", 60: "1 h", 125: "2 h 5 min"} {
 		if got := durationText(minutes); got != want {

@@ -5,17 +5,26 @@
 //
 // Every page a course has (the index, each lesson, each lesson's embed view)
 // is rendered once, when the course is set (NewServer, SetCourse), into bytes
-// with an ETag and a gzip variant; serving one is choosing a variant and
-// writing it. Static files (package static, plus lessons.HighlightCSS) are
-// served under content-hashed names with a one-year immutable cache.
+// with an ETag and a gzip variant made on first use. Static files (package
+// static, plus lessons.HighlightCSS) are served under content-hashed names
+// with a one-year immutable cache.
+//
+// Every body, pre-rendered or rendered per request, HTML or JSON, is written
+// by one function, writeBody (body.go): it negotiates gzip (Vary:
+// Accept-Encoding, an ETag per encoding) and hands a 200 that may be stored
+// to http.ServeContent, which answers HEAD, If-None-Match and Range.
 //
 // Routes live in one list, Server.routes. Handlers have the signature
-// func(w, r) error, write nothing when they fail, and return a *pageError
-// (notFoundf, invalidf) for what the visitor can fix; one function,
-// serveError, turns any error into a status and a page inside the layout
-// (anything else is logged and shown as a plain 500; if the error page itself
-// fails, a fixed fallback page is sent). The mux's own 404 and 405 answers
-// get the same pages; a 405 keeps its Allow header.
+// func(w, r) error and write nothing when they fail; what the visitor can
+// fix is a *serverError (notFoundf, invalidf, cannotRun, or one with its own
+// status and field). One function, serveError, answers every failure: classify
+// turns the error into a status (the one place where a
+// *playground.InputError becomes a 400), a failure of ours is logged and
+// shown as a plain 500 (a client that went away is only noted), and the
+// visitor gets the error page inside the layout, or {"error", "field"}
+// under /api/. If the error page itself fails, a fixed fallback page is
+// sent. The mux's own 404 and 405 answers and refused cross-origin requests
+// take the same path; a 405 keeps its Allow header.
 //
 // # Adding a page
 //

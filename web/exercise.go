@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
@@ -121,25 +119,28 @@ type checkInput struct {
 	unreadable bool
 }
 
-// readCheckForm reads the handler field of a check request. The message
-// of the error is for the learner; field names the form field.
-func readCheckForm(w http.ResponseWriter, r *http.Request) (checkInput, string, error) {
+// readCheckForm reads the handler field of a check request. The error is a
+// 400 whose message is for the learner and whose field names the form field.
+func readCheckForm(w http.ResponseWriter, r *http.Request) (checkInput, error) {
+	bad := func(field, format string, args ...any) error {
+		return &serverError{status: http.StatusBadRequest, field: field, message: fmt.Sprintf(format, args...)}
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, exerciseBodyLimit)
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return checkInput{unreadable: true}, "handler", fmt.Errorf("the request is larger than %d KiB; a handler is at most %d KiB", exerciseBodyLimit>>10, exerciseHandlerLimit>>10)
+			return checkInput{unreadable: true}, bad("handler", "the request is larger than %d KiB; a handler is at most %d KiB", exerciseBodyLimit>>10, exerciseHandlerLimit>>10)
 		}
-		return checkInput{unreadable: true}, "", fmt.Errorf("the form could not be read: %v", err)
+		return checkInput{unreadable: true}, bad("", "the form could not be read: %v", err)
 	}
 	handler := r.PostForm.Get("handler")
 	switch {
 	case strings.TrimSpace(handler) == "":
-		return checkInput{handler: handler}, "handler", errors.New("the handler is empty; write the handler's SQL in the editor, or press Reset to start again")
+		return checkInput{handler: handler}, bad("handler", "the handler is empty; write the handler's SQL in the editor, or press Reset to start again")
 	case len(handler) > exerciseHandlerLimit:
-		return checkInput{handler: handler}, "handler", fmt.Errorf("the handler is %d bytes; the limit is %d (%d KiB)", len(handler), exerciseHandlerLimit, exerciseHandlerLimit>>10)
+		return checkInput{handler: handler}, bad("handler", "the handler is %d bytes; the limit is %d (%d KiB)", len(handler), exerciseHandlerLimit, exerciseHandlerLimit>>10)
 	}
-	return checkInput{handler: handler}, "", nil
+	return checkInput{handler: handler}, nil
 }
 
 // setServerTiming reports how long the check took, outside the body so
@@ -172,7 +173,7 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
-	in, _, err := readCheckForm(w, r)
+	in, err := readCheckForm(w, r)
 	ev := &exerciseView{spec: spec, handler: in.handler}
 	if err != nil {
 		ev.outcome = &exerciseOutcome{notice: "Not checked: " + err.Error() + "."}
@@ -185,20 +186,16 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 		ev.outcome = &exerciseOutcome{notice: "The checker is busy with other learners. Your handler is kept: press Check again in a second."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusTooManyRequests)
 	case err != nil:
-		return c.checkFailed(r, spec, err)
+		return checkFailed(spec, err)
 	}
 	setServerTiming(w, took)
 	ev.outcome = &exerciseOutcome{result: res}
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 
-// checkFailed turns an error that is not the learner's into a logged 500
-// (an invalid exercise: the lessons package should have refused it), or
-// nothing useful when the learner went away.
-func (c *exerciseChecker) checkFailed(r *http.Request, spec *lessons.ExerciseSpec, err error) error {
-	if r.Context().Err() != nil {
-		return &pageError{kind: kindInvalid, message: "The request was cancelled before the check finished.", err: err}
-	}
+// checkFailed is an error that is not the learner's: an invalid exercise
+// (the lessons package should have refused it), or the learner went away.
+func checkFailed(spec *lessons.ExerciseSpec, err error) error {
 	return fmt.Errorf("checking exercise %s (%s:%d): %w", spec.ID, spec.File, spec.Line, err)
 }
 
@@ -209,19 +206,7 @@ func unknownExercise(id string) error {
 func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *siteView, l *lessons.Lesson, ev *exerciseView, status int) error {
 	pos, _ := positionOf(v.course, l.Slug)
 	meta := pageMeta{title: "Exercise: " + exerciseTitle(ev.spec), description: ev.spec.Goal, canonical: exercisePath(ev.spec.ID), section: "lesson"}
-	var buf bytes.Buffer
-	if err := page(v, meta).Render(templ.WithChildren(r.Context(), exercisePage(v, l, pos, ev)), &buf); err != nil {
-		return err
-	}
-	h := w.Header()
-	h["Content-Type"] = htmlContentType
-	h["Cache-Control"] = noStore
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
-	}
-	return nil
+	return writeHTML(w, r, status, noStore, page(v, meta), exercisePage(v, l, pos, ev))
 }
 
 // ----- POST /api/v1/check -----
@@ -240,40 +225,31 @@ type checkResponse struct {
 
 // serveCheckAPI answers a check as JSON. Learner input never makes a 500:
 // an unknown exercise is a 404, a missing or oversized handler a 400, a
-// full checker a 429 with Retry-After; a handler that does not parse is a
-// 200 whose error names the line.
+// full checker a 429 with Retry-After (all {"error", "field"} from the one
+// error path); a handler that does not parse is a 200 whose error names
+// the line.
 func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) error {
 	v := c.s.site.Load().view
-	in, field, err := readCheckForm(w, r)
+	in, err := readCheckForm(w, r)
 	id := r.PostForm.Get("exercise")
 	_, spec := findExercise(v.course, id)
 	switch {
 	case in.unreadable:
-		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: err.Error(), Field: field})
-		return nil
+		return err
 	case strings.TrimSpace(id) == "":
-		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: "exercise: missing; send exercise=ID and handler=SQL as a form", Field: "exercise"})
-		return nil
+		return &serverError{status: http.StatusBadRequest, field: "exercise", message: "exercise: missing; send exercise=ID and handler=SQL as a form"}
 	case spec == nil:
-		writeJSONError(w, r, http.StatusNotFound, apiError{Error: fmt.Sprintf("exercise: there is no exercise called %q", truncate(id, 80)), Field: "exercise"})
-		return nil
+		return &serverError{status: http.StatusNotFound, field: "exercise", message: fmt.Sprintf("exercise: there is no exercise called %q", truncate(id, 80))}
 	case err != nil:
-		writeJSONError(w, r, http.StatusBadRequest, apiError{Error: err.Error(), Field: field})
-		return nil
+		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)
 	switch {
 	case errors.Is(err, errCheckBusy):
 		setBusy(w)
-		writeJSONError(w, r, http.StatusTooManyRequests, apiError{Error: "every checker is busy; try again in a second"})
-		return nil
+		return &serverError{status: http.StatusTooManyRequests, message: "every checker is busy; try again in a second"}
 	case err != nil:
-		if r.Context().Err() != nil {
-			return nil // the client went away: nobody reads an answer
-		}
-		c.s.logger.ErrorContext(r.Context(), "check failed", "exercise", spec.ID, "err", err)
-		writeJSONError(w, r, http.StatusInternalServerError, apiError{Error: "internal error: the check failed on the server"})
-		return nil
+		return checkFailed(spec, err)
 	}
 	var frag bytes.Buffer
 	ev := &exerciseView{spec: spec, handler: in.handler, outcome: &exerciseOutcome{result: res}}
@@ -284,30 +260,8 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	if res.Counterexample != nil {
 		resp.Playground = v.path(counterexamplePath(res.Counterexample, in.handler))
 	}
-	body, err := json.Marshal(resp)
-	if err != nil {
-		return err
-	}
 	setServerTiming(w, took)
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
-	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
-	w.WriteHeader(http.StatusOK)
-	w.Write(append(body, '\n'))
-	return nil
-}
-
-func writeJSONError(w http.ResponseWriter, r *http.Request, status int, e apiError) {
-	out, _ := json.Marshal(e) // two strings: cannot fail
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
-	h["Content-Length"] = []string{strconv.Itoa(len(out) + 1)}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(append(out, '\n'))
-	}
+	return writeJSON(w, r, http.StatusOK, noStore, resp)
 }
 
 // ----- Views -----

@@ -23,28 +23,6 @@ func newSecurityPolicy(embedAncestors string) securityPolicy {
 	return securityPolicy{csp: csp("'self'"), cspEmbed: csp(embedAncestors)}
 }
 
-// frameAncestorsSource validates the configured frame ancestors and joins
-// them into a CSP source list. Each must be a keyword ('self', 'none') or a
-// scheme/host source such as https://docs.example.org or https://*.example.org.
-func frameAncestorsSource(sources []string) (string, error) {
-	if len(sources) == 0 {
-		return "'self'", nil
-	}
-	for i, src := range sources {
-		switch {
-		case src == "'self'" || src == "'none'":
-			if src == "'none'" && len(sources) > 1 {
-				return "", fmt.Errorf("web: frame ancestor 'none' cannot be combined with other sources (%q)", strings.Join(sources, " "))
-			}
-		case src == "" || strings.ContainsAny(src, " \t\r\n;,'\""):
-			return "", fmt.Errorf("web: frame ancestor %d, %q: want 'self', 'none' or an origin such as https://docs.example.org", i+1, src)
-		case !strings.Contains(src, ":") && !strings.Contains(src, "."):
-			return "", fmt.Errorf("web: frame ancestor %d, %q: not an origin; did you mean 'self' or https://%s?", i+1, src, src)
-		}
-	}
-	return strings.Join(sources, " "), nil
-}
-
 var (
 	noSniff        = []string{"nosniff"}
 	referrerPolicy = []string{"strict-origin-when-cross-origin"}

@@ -1,18 +1,10 @@
 package web
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/a-h/templ"
 
@@ -36,23 +28,19 @@ func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, 
 	back := &link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}
 	sc, err := playground.LookupScenario(state.scenario)
 	if err != nil {
-		return nil, invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "The playground cannot run this link. %s", err)
+		return nil, cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
 	}
 	req := playground.Request{Scenario: state.scenario, Handlers: state.handlers, Script: state.script, Seed: state.seed}
 	if state.custom != "" {
 		mine, err := playground.ParseHandler(learnerHandlerName, state.custom)
 		if err != nil {
-			return nil, invalidf(back, "The playground cannot run this link. %s", err)
+			return nil, cannotRun(back, err)
 		}
 		req.Custom = []*playground.Handler{mine}
 	}
 	tr, err := playground.Run(ctx, req)
-	var ie *playground.InputError
-	switch {
-	case errors.As(err, &ie):
-		return nil, invalidf(back, "The playground cannot run this link. %s", ie.Error())
-	case err != nil:
-		return nil, fmt.Errorf("running %s: %w", place.query(state), err)
+	if err != nil {
+		return nil, cannotRun(back, fmt.Errorf("running %s: %w", place.query(state), err))
 	}
 	if state.at > len(tr.Events) {
 		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, plural(len(tr.Events), "event", "events"))
@@ -87,7 +75,7 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 	}
 	sc, err := playground.LookupScenario(name)
 	if err != nil {
-		return invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "The playground cannot run this link. %s", err)
+		return cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
 	}
 	place := pagePlace(sc, embed)
 	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
@@ -120,7 +108,7 @@ func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery s
 		path, _, _ := strings.Cut(withQuery, "#")
 		target = path + "&" + fragmentParam + "=1"
 	}
-	w.Header()["Cache-Control"] = noStore
+	w.Header()["Cache-Control"] = cacheControl[noStore]
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
@@ -153,7 +141,9 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	}
 	sc, err := playground.LookupScenario(spec.Scenario)
 	if err != nil {
-		return err // the lessons package validated it: this is our bug
+		// The lessons package validated it: this is our bug, not the
+		// visitor's input (%v, so that classify does not see an InputError).
+		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
 	}
 	place := lessonPlace(slug, spec, embed)
 	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
@@ -219,108 +209,25 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 	return out
 }
 
-// ----- Writing dynamic pages -----
-
-var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level: no error
-	return zw
-}}
-
-// writeRendered renders content (inside layout, unless nil) into a buffer
-// and writes it with an ETag, gzip-compressed (fast) when the client
-// accepts it. Nothing is written if rendering fails.
+// writeRendered writes a page or fragment rendered for this request, to be
+// revalidated by its ETag.
 func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
-	var buf bytes.Buffer
-	var err error
-	if layout == nil {
-		err = content.Render(r.Context(), &buf)
-	} else {
-		err = layout.Render(templ.WithChildren(r.Context(), content), &buf)
-	}
-	if err != nil {
-		return err
-	}
-	writeBody(w, r, htmlContentType, buf.Bytes())
-	return nil
-}
-
-func writeBody(w http.ResponseWriter, r *http.Request, contentType []string, body []byte) {
-	h := w.Header()
-	h["Content-Type"] = contentType
-	h["Cache-Control"] = revalidate
-	sum := sha256.Sum256(body)
-	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-	gz := len(body) >= minGzipSize && acceptsGzip(r.Header.Get("Accept-Encoding"))
-	if len(body) >= minGzipSize {
-		h["Vary"] = varyAcceptEncoding
-	}
-	if gz {
-		etag = etag[:len(etag)-1] + `-gz"`
-	}
-	h["Etag"] = []string{etag}
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if gz {
-		var zbuf bytes.Buffer
-		zw := gzipWriters.Get().(*gzip.Writer)
-		zw.Reset(&zbuf)
-		zw.Write(body)
-		zw.Close()
-		gzipWriters.Put(zw)
-		body = zbuf.Bytes()
-		h["Content-Encoding"] = gzipEncoding
-	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	return writeHTML(w, r, http.StatusOK, revalidate, layout, content)
 }
 
 // ----- GET /api/v1/run -----
 
-var jsonContentType = []string{"application/json; charset=utf-8"}
-
-// apiError is the body of a failed API call.
-type apiError struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
-}
-
 // serveRunAPI answers the trace of a run as JSON (the schema is the
-// playground package's Trace), or 400 with {"error", "field"} on bad input.
+// playground package's Trace); bad input is a 400 {"error", "field"} from
+// the one error path.
 func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
 	req, err := playground.RequestFromQuery(r.URL.Query())
-	if err == nil {
-		var tr *playground.Trace
-		tr, err = playground.Run(r.Context(), req)
-		if err == nil {
-			body, err := json.Marshal(tr)
-			if err != nil {
-				return err
-			}
-			writeBody(w, r, jsonContentType, append(body, '\n'))
-			return nil
-		}
+	if err != nil {
+		return err
 	}
-	var ie *playground.InputError
-	status, body := http.StatusBadRequest, apiError{}
-	if errors.As(err, &ie) {
-		body = apiError{Error: ie.Error(), Field: ie.Field}
-	} else {
-		s.logger.ErrorContext(r.Context(), "run failed", "query", r.URL.RawQuery, "err", err)
-		status, body = http.StatusInternalServerError, apiError{Error: "internal error: the run failed on the server"}
+	tr, err := playground.Run(r.Context(), req)
+	if err != nil {
+		return err
 	}
-	out, _ := json.Marshal(body) // two strings: cannot fail
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
-	h["Content-Length"] = []string{strconv.Itoa(len(out) + 1)}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(append(out, '\n'))
-	}
-	return nil
+	return writeJSON(w, r, http.StatusOK, revalidate, tr)
 }

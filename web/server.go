@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -19,22 +16,6 @@ import (
 	"idemlab/lessons"
 	"idemlab/static"
 )
-
-// Config is what the server needs from the command line.
-type Config struct {
-	// PublicURL is the site's address as visitors see it, e.g.
-	// "https://learn.example.org" or "https://example.org/idemlab" behind a
-	// proxy that strips the path. When set, pages carry absolute canonical
-	// links and every link is prefixed with its path. Empty: relative links.
-	PublicURL string
-	// FrameAncestors are the CSP sources allowed to embed /embed/ pages in an
-	// iframe, e.g. "'self'", "https://docs.example.org". Empty means 'self'.
-	FrameAncestors []string
-	// Logger receives the request log and errors. Nil discards them.
-	Logger *slog.Logger
-	// Version is shown in the footer.
-	Version string
-}
 
 // Server serves one course. It is safe for concurrent use; SetCourse swaps
 // the course while requests are being served.
@@ -46,7 +27,7 @@ type Server struct {
 	assets   *assetSet
 	policy   securityPolicy
 	site     atomic.Pointer[renderedSite]
-	fallback []byte // a plain 500 page, for when rendering the error page fails
+	fallback *payload // a plain 500 page, for when rendering the error page fails
 	handler  http.Handler
 
 	// errorContent draws the content of error pages. A field so that a test
@@ -74,11 +55,11 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	}
 	origin, base, err := parsePublicURL(cfg.PublicURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web: public URL %w", err)
 	}
-	ancestors, err := frameAncestorsSource(cfg.FrameAncestors)
+	ancestors, err := checkFrameAncestors(cfg.FrameAncestors)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	assets, err := newAssetSet(base, static.FS, map[string][]byte{"highlight.css": lessons.HighlightCSS()})
 	if err != nil {
@@ -94,8 +75,8 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		origin:   origin,
 		version:  cfg.Version,
 		assets:   assets,
-		policy:   newSecurityPolicy(ancestors),
-		fallback: []byte(strings.Replace(fallbackErrorPage, `href="/"`, `href="`+base+`/"`, 1)),
+		policy:   newSecurityPolicy(strings.Join(ancestors, " ")),
+		fallback: newPayload([]byte(strings.Replace(fallbackErrorPage, `href="/"`, `href="`+base+`/"`, 1)), ""),
 
 		errorContent: errorPage,
 	}
@@ -163,7 +144,7 @@ func (s *Server) buildHandler() http.Handler {
 	}
 	protection := http.NewCrossOriginProtection()
 	protection.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.serveError(w, r, &pageError{kind: kindForbidden,
+		s.serveError(w, r, &serverError{status: http.StatusForbidden,
 			message: "This request came from another site, so it was refused. Nothing was changed."})
 	}))
 	var h http.Handler = s.withFriendlyFallbacks(mux)
@@ -224,26 +205,11 @@ func unknownLesson(slug string) error {
 	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", truncate(slug, 80))
 }
 
-var (
-	textContentType = []string{"text/plain; charset=utf-8"}
-	htmlContentType = []string{"text/html; charset=utf-8"}
-	noStore         = []string{"no-store"}
-	// Pages change when the lessons folder does: always revalidate (cheap, ETag).
-	revalidate = []string{"no-cache"}
-	immutable  = []string{"public, max-age=31536000, immutable"}
-	okBody     = []byte("ok")
-	okLength   = []string{"2"}
-)
+// healthBody is the answer of /healthz.
+var healthBody = newPayload([]byte("ok"), "")
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) error {
-	h := w.Header()
-	h["Content-Type"] = textContentType
-	h["Cache-Control"] = noStore
-	h["Content-Length"] = okLength
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(okBody)
-	}
+	writeBody(w, r, http.StatusOK, textContentType, noStore, healthBody)
 	return nil
 }
 
@@ -252,52 +218,60 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return notFoundf("There is no file called “%s” here. Static files change name when their content changes; reload the page to get the current ones.", r.PathValue("file"))
 	}
-	a.serve(w, r, a.contentType, immutable)
+	writeBody(w, r, http.StatusOK, a.contentType, immutable, a.payload)
 	return nil
 }
 
 // servePage writes a pre-rendered page. Pages change when the lessons folder
 // does, so browsers revalidate them (cheaply, by ETag).
 func servePage(w http.ResponseWriter, r *http.Request, p *payload) {
-	p.serve(w, r, htmlContentType, revalidate)
+	writeBody(w, r, http.StatusOK, htmlContentType, revalidate, p)
 }
 
 // ----- Errors -----
 
-// serveError maps an error to a status and renders the error page inside
-// the layout. Internal errors are logged and shown as a plain message; if
-// even the error page fails to render, a pre-rendered fallback is sent.
+// serveError is the one place a failed request is answered: classify
+// decides the status, a failure of ours is logged (a client that went away
+// only noted), and the visitor gets the error page inside the layout, or
+// {"error", "field"} under /api/. If even the error page fails to render,
+// a pre-rendered fallback is sent.
 func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
-	pe := asPageError(err)
-	status := pe.kind.status()
-	if pe.kind == kindInternal {
-		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	e := classify(r, err)
+	switch {
+	case e.status >= 500:
+		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", e.status, "err", err)
+	case e.status == statusClientClosedRequest:
+		s.logger.InfoContext(r.Context(), "the client went away before its answer was ready", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	view := errorView{status: status, title: errorTitle(status), message: pe.message, action: pe.action}
+	if isAPI(r) {
+		writeJSON(w, r, e.status, noStore, apiError{Error: e.message, Field: e.field}) // two strings: cannot fail
+		return
+	}
+	view := errorView{status: e.status, title: errorTitle(e.status), message: e.message, action: e.action}
 	site := s.site.Load()
 	meta := pageMeta{title: view.title, section: "error"}
 	layout := page(site.view, meta)
 	if strings.HasPrefix(r.URL.Path, "/embed/") {
 		layout = embedPage(site.view, meta) // an error inside an iframe keeps the iframe's look
 	}
-	var buf bytes.Buffer
-	renderErr := layout.Render(templ.WithChildren(r.Context(), s.errorContent(site.view, view)), &buf)
-	h := w.Header()
-	h["Content-Type"] = htmlContentType
-	h["Cache-Control"] = noStore
-	h.Del("Etag")
-	if renderErr != nil {
-		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", status, "err", renderErr)
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.Write(s.fallback)
-	}
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+	// The page renders even when the client has gone: its request log line
+	// should say what was answered, not that rendering was cancelled.
+	r = r.WithContext(context.WithoutCancel(r.Context()))
+	if renderErr := writeHTML(w, r, e.status, noStore, layout, s.errorContent(site.view, view)); renderErr != nil {
+		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.status, "err", renderErr)
+		writeBody(w, r, http.StatusInternalServerError, htmlContentType, noStore, s.fallback)
 	}
 }
+
+// apiError is the body of a failed API call.
+type apiError struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+// isAPI reports whether a request is for the JSON API, whose errors are
+// JSON too.
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
 
 func errorTitle(status int) string {
 	switch status {
@@ -341,7 +315,7 @@ func (s *Server) withFriendlyFallbacks(mux *http.ServeMux) http.Handler {
 			s.serveError(w, r, notFoundf("There is no page at %s. It may have moved, or the link may have a typo.", truncate(r.URL.Path, 120)))
 		case http.StatusMethodNotAllowed:
 			w.Header()["Allow"] = capture.header["Allow"]
-			s.serveError(w, r, &pageError{kind: kindMethodNotAllowed,
+			s.serveError(w, r, &serverError{status: http.StatusMethodNotAllowed,
 				message: fmt.Sprintf("%s does not accept %s requests; it accepts %s.", truncate(r.URL.Path, 120), r.Method, capture.header.Get("Allow"))})
 		default:
 			for k, v := range capture.header {
@@ -438,32 +412,4 @@ func renderPage(ctx context.Context, layout, content templ.Component) (*payload,
 		return nil, err
 	}
 	return newPayload(buf.Bytes(), ""), nil
-}
-
-// hostPattern is what the host of a public URL may be: a name or IPv4
-// address, or a bracketed IPv6 address, with an optional port.
-var hostPattern = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
-
-// parsePublicURL splits a public URL into its origin and path prefix.
-func parsePublicURL(raw string) (origin, base string, err error) {
-	if raw == "" {
-		return "", "", nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", "", fmt.Errorf("web: public URL %q: %w", raw, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", "", fmt.Errorf("web: public URL %q must start with http:// or https://", raw)
-	}
-	if u.Host == "" {
-		return "", "", fmt.Errorf("web: public URL %q has no host", raw)
-	}
-	if !hostPattern.MatchString(u.Host) {
-		return "", "", fmt.Errorf("web: public URL %q: %q is not a host name, IP address or [IPv6] with an optional :port", raw, u.Host)
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return "", "", fmt.Errorf("web: public URL %q must be scheme://host[/path], without user, query or fragment", raw)
-	}
-	return u.Scheme + "://" + u.Host, strings.TrimRight(u.EscapedPath(), "/"), nil
 }

@@ -2,17 +2,11 @@ package web
 
 import (
 	"bytes"
-	"compress/gzip"
-	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/a-h/templ"
 
 	"idemlab/lessons"
 )
@@ -126,49 +120,6 @@ func TestServer_PagesHaveNoInlineScriptOrStyle(t *testing.T) {
 	}
 }
 
-func TestServer_NotFoundIsFriendly(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
-	resp := do(t, h, "GET", "/lessons/<b>nope</b>")
-	if resp.StatusCode != 404 {
-		t.Fatalf("status = %d, want 404", resp.StatusCode)
-	}
-	doc := document(t, resp)
-	page := doc.Find(testID("error-page"))
-	if page.Length() != 1 || page.AttrOr("data-status", "") != "404" {
-		t.Fatalf("no error-page with data-status 404")
-	}
-	if msg := doc.Find(testID("error-message")).Text(); !strings.Contains(msg, "<b>nope</b>") {
-		t.Errorf("message %q does not name the slug (escaped)", msg)
-	}
-	if doc.Find("b").Length() != 0 {
-		t.Error("the slug was not escaped")
-	}
-	if doc.Find(testID("site-header")).Length() != 1 || doc.Find(testID("site-footer")).Length() != 1 {
-		t.Error("the 404 page is not inside the site layout")
-	}
-	if n := doc.Find(".error-suggestions li").Length(); n != 3 {
-		t.Errorf("404 page suggests %d lessons, want 3", n)
-	}
-}
-
-func TestServer_MethodNotAllowed(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
-	resp := do(t, h, "POST", "/lessons/why-twice")
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Fatalf("status = %d, want 405", resp.StatusCode)
-	}
-	if allow := resp.Header.Get("Allow"); allow != "GET, HEAD" {
-		t.Errorf("Allow = %q, want \"GET, HEAD\"", allow)
-	}
-	doc := document(t, resp)
-	if doc.Find(testID("error-page")).AttrOr("data-status", "") != "405" {
-		t.Error("405 body is not the friendly error page")
-	}
-	if msg := doc.Find(testID("error-message")).Text(); !strings.Contains(msg, "POST") || !strings.Contains(msg, "GET, HEAD") {
-		t.Errorf("message %q should name the method and the allowed ones", msg)
-	}
-}
-
 func TestServer_CleanPathRedirectPassesThrough(t *testing.T) {
 	resp := do(t, newTestServer(t, Config{}).Handler(), "GET", "/lessons/../lessons/why-twice")
 	if resp.StatusCode != http.StatusTemporaryRedirect {
@@ -176,109 +127,6 @@ func TestServer_CleanPathRedirectPassesThrough(t *testing.T) {
 	}
 	if loc := resp.Header.Get("Location"); loc != "/lessons/why-twice" {
 		t.Errorf("Location = %q", loc)
-	}
-}
-
-func TestServer_CrossOriginPostIsRefused(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
-	resp := do(t, h, "POST", "/lessons/why-twice", "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example")
-	if resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("status = %d, want 403", resp.StatusCode)
-	}
-	if document(t, resp).Find(testID("error-page")).AttrOr("data-status", "") != "403" {
-		t.Error("403 body is not the friendly error page")
-	}
-	// A cross-site GET is a normal visit (a link from elsewhere).
-	if resp := do(t, h, "GET", "/lessons/why-twice", "Sec-Fetch-Site", "cross-site"); resp.StatusCode != 200 {
-		t.Errorf("cross-site GET status = %d, want 200", resp.StatusCode)
-	}
-}
-
-func TestServer_Head(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
-	for _, target := range []string{"/", "/lessons/why-twice", "/embed/lessons/why-twice", "/lessons/nope", "/nowhere", "/healthz"} {
-		get := do(t, h, "GET", target)
-		getBody, _ := io.ReadAll(get.Body)
-		head := do(t, h, "HEAD", target)
-		headBody, _ := io.ReadAll(head.Body)
-		if head.StatusCode != get.StatusCode {
-			t.Errorf("%s: HEAD status %d, GET %d", target, head.StatusCode, get.StatusCode)
-		}
-		if len(headBody) != 0 {
-			t.Errorf("%s: HEAD wrote a %d-byte body", target, len(headBody))
-		}
-		if head.Header.Get("Content-Length") != get.Header.Get("Content-Length") || get.Header.Get("Content-Length") != itoa(len(getBody)) {
-			t.Errorf("%s: Content-Length HEAD %q, GET %q, body %d", target,
-				head.Header.Get("Content-Length"), get.Header.Get("Content-Length"), len(getBody))
-		}
-	}
-}
-
-func TestServer_ETag(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
-	first := do(t, h, "GET", "/lessons/why-twice")
-	etag := first.Header.Get("ETag")
-	if !regexp.MustCompile(`^"[0-9a-f]{16}"$`).MatchString(etag) {
-		t.Fatalf("ETag = %q", etag)
-	}
-	if cc := first.Header.Get("Cache-Control"); cc != "no-cache" {
-		t.Errorf("Cache-Control = %q, want no-cache", cc)
-	}
-	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
-		resp := do(t, h, "GET", "/lessons/why-twice", "If-None-Match", inm)
-		if resp.StatusCode != http.StatusNotModified {
-			t.Errorf("If-None-Match %s: status = %d, want 304", inm, resp.StatusCode)
-		}
-	}
-	if resp := do(t, h, "GET", "/lessons/why-twice", "If-None-Match", `"stale"`); resp.StatusCode != 200 {
-		t.Errorf("stale ETag: status = %d, want 200", resp.StatusCode)
-	}
-}
-
-func TestServer_StaticAssets(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
-	doc := document(t, do(t, h, "GET", "/"))
-	assets := map[string]string{}
-	doc.Find(`link[rel="stylesheet"], link[rel="icon"], script[src]`).Each(func(_ int, s *goquerySelection) {
-		u := s.AttrOr("href", s.AttrOr("src", ""))
-		assets[u] = ""
-	})
-	hashed := regexp.MustCompile(`^/static/(app|theme|highlight|favicon|exercise)\.[0-9a-f]{10}\.(css|js|svg)$`)
-	wantTypes := map[string]string{"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"}
-	if len(assets) != 7 {
-		t.Errorf("page links %d assets, want 7 (3 css, 3 js, icon): %v", len(assets), assets)
-	}
-	for u := range assets {
-		m := hashed.FindStringSubmatch(u)
-		if m == nil {
-			t.Errorf("asset URL %q is not content-hashed", u)
-			continue
-		}
-		resp := do(t, h, "GET", u)
-		if resp.StatusCode != 200 {
-			t.Errorf("GET %s = %d", u, resp.StatusCode)
-		}
-		if got := resp.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
-			t.Errorf("%s: Cache-Control = %q", u, got)
-		}
-		if got := resp.Header.Get("Content-Type"); got != wantTypes[m[2]] {
-			t.Errorf("%s: Content-Type = %q, want %q", u, got, wantTypes[m[2]])
-		}
-		if etag := resp.Header.Get("ETag"); do(t, h, "GET", u, "If-None-Match", etag).StatusCode != 304 {
-			t.Errorf("%s: If-None-Match %s did not give 304", u, etag)
-		}
-	}
-	if resp := do(t, h, "GET", "/static/app.0000000000.css"); resp.StatusCode != 404 {
-		t.Errorf("stale hash: status %d, want 404", resp.StatusCode)
-	}
-}
-
-func TestServer_HighlightCSSIsServed(t *testing.T) {
-	s := newTestServer(t, Config{})
-	resp := do(t, s.Handler(), "GET", s.assets.URL("highlight.css"))
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !bytes.Equal(body, lessons.HighlightCSS()) {
-		t.Errorf("highlight.css: status %d, body %q", resp.StatusCode, body)
 	}
 }
 
@@ -383,32 +231,6 @@ func TestServer_PublicURL(t *testing.T) {
 	}
 }
 
-func TestNewServer_BadConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     Config
-		wantErr string
-	}{
-		{"relative public URL", Config{PublicURL: "learn.example.org"}, "must start with http:// or https://"},
-		{"public URL without host", Config{PublicURL: "https://"}, "has no host"},
-		{"public URL with query", Config{PublicURL: "https://x.org/?a=1"}, "without user, query or fragment"},
-		{"unquoted self", Config{FrameAncestors: []string{"self"}}, "did you mean 'self'"},
-		{"injection", Config{FrameAncestors: []string{"https://a.org; script-src *"}}, "frame ancestor 1"},
-		{"none with others", Config{FrameAncestors: []string{"'none'", "https://a.org"}}, "cannot be combined"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewServer(tt.cfg, sampleCourse())
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("err = %v, want one containing %q", err, tt.wantErr)
-			}
-		})
-	}
-	if _, err := NewServer(Config{}, nil); err == nil {
-		t.Error("nil course accepted")
-	}
-}
-
 func TestServer_SetCourse(t *testing.T) {
 	s := newTestServer(t, Config{})
 	h := s.Handler()
@@ -445,80 +267,6 @@ func TestServer_SetCourse(t *testing.T) {
 	}
 }
 
-func TestServer_PanicBecomesLogged500(t *testing.T) {
-	var logs bytes.Buffer
-	s := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	h := s.withRequestLog(s.withRecovery(s.withSecurityHeaders(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-		panic("handler exploded")
-	}))))
-	resp := do(t, h, "GET", "/lessons/why-twice")
-	if resp.StatusCode != 500 {
-		t.Fatalf("status = %d, want 500", resp.StatusCode)
-	}
-	doc := document(t, resp)
-	if doc.Find(testID("error-page")).AttrOr("data-status", "") != "500" {
-		t.Error("no friendly 500 page")
-	}
-	if strings.Contains(doc.Text(), "exploded") {
-		t.Error("the 500 page leaks the panic value")
-	}
-	for _, want := range []string{"panic serving request", "handler exploded", "stack=", "status=500"} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("log lacks %q:\n%s", want, logs.String())
-		}
-	}
-}
-
-func TestServer_InternalErrorIsLoggedNotShown(t *testing.T) {
-	var logs bytes.Buffer
-	s := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	h := s.handle(func(http.ResponseWriter, *http.Request) error { return errors.New("disk on fire") })
-	resp := do(t, h, "GET", "/x")
-	if resp.StatusCode != 500 {
-		t.Fatalf("status = %d", resp.StatusCode)
-	}
-	if body, _ := io.ReadAll(resp.Body); bytes.Contains(body, []byte("disk on fire")) {
-		t.Error("the internal error reached the visitor")
-	}
-	if !strings.Contains(logs.String(), "disk on fire") {
-		t.Errorf("internal error not logged:\n%s", logs.String())
-	}
-}
-
-func TestServer_InvalidErrorShowsMessageAndAction(t *testing.T) {
-	s := newTestServer(t, Config{})
-	h := s.handle(func(http.ResponseWriter, *http.Request) error {
-		return invalidf(&link{Label: "Back to the start", Href: "/playground?scenario=lost-ack"}, "line 1: unknown event %q", "delivr")
-	})
-	resp := do(t, h, "GET", "/x")
-	if resp.StatusCode != 400 {
-		t.Fatalf("status = %d, want 400", resp.StatusCode)
-	}
-	doc := document(t, resp)
-	if got := doc.Find(testID("error-message")).Text(); got != `line 1: unknown event "delivr"` {
-		t.Errorf("message = %q", got)
-	}
-	if got := doc.Find(testID("error-action")).AttrOr("href", ""); got != "/playground?scenario=lost-ack" {
-		t.Errorf("action href = %q", got)
-	}
-}
-
-func TestServer_ErrorPageFallback(t *testing.T) {
-	var logs bytes.Buffer
-	s := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	s.errorContent = func(*siteView, errorView) templ.Component {
-		return templ.ComponentFunc(func(context.Context, io.Writer) error { return errors.New("template broke") })
-	}
-	resp := do(t, s.Handler(), "GET", "/lessons/nope")
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 500 || !bytes.Equal(body, []byte(fallbackErrorPage)) {
-		t.Errorf("status %d, body %q; want 500 and the fallback page", resp.StatusCode, body)
-	}
-	if !strings.Contains(logs.String(), "template broke") {
-		t.Errorf("render failure not logged:\n%s", logs.String())
-	}
-}
-
 func TestServer_RequestLog(t *testing.T) {
 	var logs bytes.Buffer
 	s := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -527,26 +275,6 @@ func TestServer_RequestLog(t *testing.T) {
 	for _, want := range []string{"msg=request", "method=GET", "path=/lessons/nope", "status=404", "duration="} {
 		if !strings.Contains(line, want) {
 			t.Errorf("log line lacks %q: %s", want, line)
-		}
-	}
-}
-
-func TestEtagMatches(t *testing.T) {
-	tests := []struct {
-		header string
-		want   bool
-	}{
-		{"", false},
-		{`"abc"`, true},
-		{`W/"abc"`, true},
-		{`"x", "abc"`, true},
-		{`"x"`, false},
-		{`*`, true},
-		{`abc`, false},
-	}
-	for _, tt := range tests {
-		if got := etagMatches(tt.header, `"abc"`); got != tt.want {
-			t.Errorf("etagMatches(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 }
@@ -579,17 +307,6 @@ func TestServer_EmbeddedCourse(t *testing.T) {
 	}
 }
 
-func TestServer_EmbedErrorKeepsEmbedLayout(t *testing.T) {
-	resp := do(t, newTestServer(t, Config{}).Handler(), "GET", "/embed/lessons/nope")
-	doc := document(t, resp)
-	if resp.StatusCode != 404 || doc.Find(testID("error-page")).Length() != 1 {
-		t.Fatalf("status %d, want the 404 page", resp.StatusCode)
-	}
-	if doc.Find("header, footer").Length() != 0 || !doc.Find("body").HasClass("embed-body") {
-		t.Error("an error inside an iframe should keep the embed layout")
-	}
-}
-
 func TestServer_SetCourseWhileServing(t *testing.T) {
 	s := newTestServer(t, Config{})
 	h := s.Handler()
@@ -609,118 +326,5 @@ func TestServer_SetCourseWhileServing(t *testing.T) {
 		if resp := do(t, h, "GET", "/lessons/why-twice"); resp.StatusCode != 200 {
 			t.Fatalf("request %d during SetCourse: status %d", i, resp.StatusCode)
 		}
-	}
-}
-
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"abcdef", 3, "abc…"},
-		{"ééé", 3, "é…"}, // never cut inside a rune
-	}
-	for _, tt := range tests {
-		if got := truncate(tt.in, tt.n); got != tt.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-}
-
-func TestServer_Gzip(t *testing.T) {
-	s := newTestServer(t, Config{})
-	h := s.Handler()
-	for _, target := range []string{"/lessons/why-twice", s.assets.URL("app.css"), s.assets.URL("app.js")} {
-		plain := do(t, h, "GET", target)
-		plainBody, _ := io.ReadAll(plain.Body)
-		zipped := do(t, h, "GET", target, "Accept-Encoding", "gzip, deflate, br")
-		if zipped.Header.Get("Content-Encoding") != "gzip" || zipped.Header.Get("Vary") != "Accept-Encoding" || plain.Header.Get("Vary") != "Accept-Encoding" {
-			t.Errorf("%s: Content-Encoding %q, Vary %q/%q", target, zipped.Header.Get("Content-Encoding"), zipped.Header.Get("Vary"), plain.Header.Get("Vary"))
-			continue
-		}
-		zr, err := gzip.NewReader(zipped.Body)
-		if err != nil {
-			t.Fatalf("%s: %v", target, err)
-		}
-		unzipped, _ := io.ReadAll(zr)
-		if !bytes.Equal(unzipped, plainBody) {
-			t.Errorf("%s: gzip body does not decompress to the plain one", target)
-		}
-		if zipped.Header.Get("ETag") == plain.Header.Get("ETag") {
-			t.Errorf("%s: both encodings share the ETag %s", target, plain.Header.Get("ETag"))
-		}
-		if resp := do(t, h, "GET", target, "Accept-Encoding", "gzip", "If-None-Match", zipped.Header.Get("ETag")); resp.StatusCode != 304 || resp.Header.Get("Content-Encoding") != "" {
-			t.Errorf("%s: revalidating the gzip variant: %d, Content-Encoding %q", target, resp.StatusCode, resp.Header.Get("Content-Encoding"))
-		}
-	}
-	if resp := do(t, h, "GET", "/healthz", "Accept-Encoding", "gzip"); resp.Header.Get("Content-Encoding") != "" {
-		t.Error("a two-byte body should not be compressed")
-	}
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	tests := []struct {
-		header string
-		want   bool
-	}{
-		{"", false},
-		{"gzip", true},
-		{"deflate, gzip;q=1.0, *;q=0.5", true},
-		{"GZIP", true},
-		{"br", false},
-		{"gzip;q=0", false},
-		{"gzip; q=0.000", false},
-		{"gzip;q=0.5", true},
-		{"*", true},
-		{"identity", false},
-	}
-	for _, tt := range tests {
-		if got := acceptsGzip(tt.header); got != tt.want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-}
-
-// The issue's budget for a page with its assets is 150 KB over the wire;
-// lesson pages must leave the playground most of it.
-func TestServer_LessonPageWeight(t *testing.T) {
-	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewServer(Config{}, course)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := s.Handler()
-	heaviest, heaviestSlug := 0, ""
-	for _, l := range course.Lessons {
-		total := 0
-		get := func(target string) []byte {
-			resp := do(t, h, "GET", target, "Accept-Encoding", "gzip")
-			body, _ := io.ReadAll(resp.Body)
-			total += len(body)
-			if resp.Header.Get("Content-Encoding") == "gzip" {
-				zr, err := gzip.NewReader(bytes.NewReader(body))
-				if err != nil {
-					t.Fatal(err)
-				}
-				body, _ = io.ReadAll(zr)
-			}
-			return body
-		}
-		doc, _ := goqueryDocument(get(lessonPath(l.Slug)))
-		doc.Find(`link[rel="stylesheet"], link[rel="icon"], script[src]`).Each(func(_ int, sel *goquerySelection) {
-			get(sel.AttrOr("href", sel.AttrOr("src", "")))
-		})
-		if total > heaviest {
-			heaviest, heaviestSlug = total, l.Slug
-		}
-	}
-	t.Logf("heaviest lesson: %s, %d bytes with its assets, gzipped", heaviestSlug, heaviest)
-	if heaviest > 75_000 {
-		t.Errorf("%s weighs %d bytes over the wire; keep lessons under 75 KB so a playground fits in 150 KB", heaviestSlug, heaviest)
 	}
 }

@@ -1,0 +1,211 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// Every response body this package sends goes through writeBody: pages,
+// fragments, static files, JSON, error pages. It negotiates gzip, and lets
+// http.ServeContent answer HEAD, If-None-Match and Range for bodies that
+// carry an ETag.
+
+// caching is how long a browser may keep a body, and whether it carries an
+// ETag to revalidate it with.
+type caching int
+
+const (
+	// noStore: never stored, no ETag (answers to POSTs, errors, the health
+	// check, pages whose status is not 200).
+	noStore caching = iota
+	// revalidate: stored, revalidated by ETag on every use (pages change
+	// when the lessons folder does; revalidating is cheap).
+	revalidate
+	// immutable: kept for a year (the URL names a hash of the content).
+	immutable
+)
+
+var cacheControl = [...][]string{
+	noStore:    {"no-store"},
+	revalidate: {"no-cache"},
+	immutable:  {"public, max-age=31536000, immutable"},
+}
+
+var (
+	textContentType    = []string{"text/plain; charset=utf-8"}
+	htmlContentType    = []string{"text/html; charset=utf-8"}
+	jsonContentType    = []string{"application/json; charset=utf-8"}
+	varyAcceptEncoding = []string{"Accept-Encoding"}
+	gzipEncoding       = []string{"gzip"}
+)
+
+// payload is a response body with its ETag, as is and gzip-compressed. The
+// gzip variant is made on first use, so that a body nobody asks compressed
+// (and a re-rendered course's pages) never pays for compressing. A payload
+// never changes once made, so pre-rendered ones are shared by every request.
+type payload struct {
+	identity variant
+	hash     string
+	zipper   *gzipper
+	gzipOnce sync.Once
+	gzip     *variant // after gzipOnce: nil when compressing does not pay
+}
+
+type variant struct {
+	body []byte
+	etag []string
+}
+
+// minGzipSize is the size below which compressing costs more than it saves.
+const minGzipSize = 512
+
+// newPayload prepares a body rendered once and served many times: its gzip
+// variant is as small as gzip can make it. hash, if not empty, is the ETag
+// (for assets whose name already carries it); otherwise one is computed.
+func newPayload(body []byte, hash string) *payload {
+	return makePayload(body, hash, smallestGzip)
+}
+
+// requestPayload prepares a body made for one request: its gzip variant is
+// made as fast as gzip can.
+func requestPayload(body []byte) *payload {
+	return makePayload(body, "", fastestGzip)
+}
+
+func makePayload(body []byte, hash string, zipper *gzipper) *payload {
+	if hash == "" {
+		sum := sha256.Sum256(body)
+		hash = hex.EncodeToString(sum[:8])
+	}
+	return &payload{identity: variant{body: body, etag: []string{`"` + hash + `"`}}, hash: hash, zipper: zipper}
+}
+
+// gzipped returns the compressed variant, making it the first time, or nil
+// when the body is too small or does not compress.
+func (p *payload) gzipped() *variant {
+	p.gzipOnce.Do(func() {
+		if len(p.identity.body) < minGzipSize {
+			return
+		}
+		if z := p.zipper.compress(p.identity.body); len(z) < len(p.identity.body)*9/10 {
+			p.gzip = &variant{body: z, etag: []string{`"` + p.hash + `-gz"`}}
+		}
+	})
+	return p.gzip
+}
+
+// gzipper compresses at one level, reusing its writers.
+type gzipper struct{ writers sync.Pool }
+
+func newGzipper(level int) *gzipper {
+	return &gzipper{writers: sync.Pool{New: func() any {
+		zw, _ := gzip.NewWriterLevel(nil, level) // a valid level: no error
+		return zw
+	}}}
+}
+
+var (
+	smallestGzip = newGzipper(gzip.BestCompression)
+	fastestGzip  = newGzipper(gzip.BestSpeed)
+)
+
+func (z *gzipper) compress(body []byte) []byte {
+	var buf bytes.Buffer
+	zw := z.writers.Get().(*gzip.Writer)
+	zw.Reset(&buf)
+	zw.Write(body) // writes to a bytes.Buffer: no error
+	zw.Close()
+	z.writers.Put(zw)
+	return buf.Bytes()
+}
+
+// writeBody is the one way a body is written. It sets Content-Type and
+// Cache-Control, sends the gzip variant when the client accepts it and the
+// body is worth compressing (with Vary: Accept-Encoding, and an ETag of its
+// own), then:
+//   - a 200 that may be stored gets an ETag and http.ServeContent, which
+//     answers HEAD, If-None-Match (304) and Range;
+//   - anything else (another status, or no-store) is written as is, with
+//     Content-Length, headers only for HEAD.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType []string, cache caching, p *payload) {
+	h := w.Header()
+	h["Content-Type"] = contentType
+	h["Cache-Control"] = cacheControl[cache]
+	v := &p.identity
+	if len(v.body) >= minGzipSize {
+		h["Vary"] = varyAcceptEncoding
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			if gz := p.gzipped(); gz != nil {
+				v = gz
+				h["Content-Encoding"] = gzipEncoding
+			}
+		}
+	}
+	// ServeContent leaves Content-Length to the caller when the body is
+	// encoded; it replaces it for a range and removes it for a 304.
+	h["Content-Length"] = []string{strconv.Itoa(len(v.body))}
+	if status == http.StatusOK && cache != noStore {
+		h["Etag"] = v.etag
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(v.body))
+		return
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(v.body)
+	}
+}
+
+// writeHTML renders content, inside layout unless it is nil (a fragment),
+// into a buffer and writes it. Nothing is written if rendering fails.
+func writeHTML(w http.ResponseWriter, r *http.Request, status int, cache caching, layout, content templ.Component) error {
+	var buf bytes.Buffer
+	var err error
+	if layout == nil {
+		err = content.Render(r.Context(), &buf)
+	} else {
+		err = layout.Render(templ.WithChildren(r.Context(), content), &buf)
+	}
+	if err != nil {
+		return err
+	}
+	writeBody(w, r, status, htmlContentType, cache, requestPayload(buf.Bytes()))
+	return nil
+}
+
+// writeJSON writes v as JSON, followed by a newline. Nothing is written if
+// v cannot be encoded.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, cache caching, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	writeBody(w, r, status, jsonContentType, cache, requestPayload(append(body, '\n')))
+	return nil
+}
+
+// acceptsGzip reads an Accept-Encoding header: gzip (or *) listed without q=0.
+func acceptsGzip(header string) bool {
+	if header == "" {
+		return false
+	}
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		if coding != "gzip" && coding != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		return !strings.HasPrefix(q, "q=0") || strings.HasPrefix(q, "q=0.") && strings.Trim(q[4:], "0") != ""
+	}
+	return false
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Config is what the server needs from the command line. NewServer checks
+// it with the same rules the command line's parsers (ParseFrameAncestors,
+// CheckPublicURL) apply, so a value the flags accept the server accepts.
+type Config struct {
+	// PublicURL is the site's address as visitors see it, e.g.
+	// "https://learn.example.org" or "https://example.org/idemlab" behind a
+	// proxy that strips the path. When set, pages carry absolute canonical
+	// links and every link is prefixed with its path. Empty: relative links.
+	PublicURL string
+	// FrameAncestors are the CSP sources allowed to embed /embed/ pages in an
+	// iframe, e.g. "'self'", "https://docs.example.org". Empty means 'self'.
+	FrameAncestors []string
+	// Logger receives the request log and errors. Nil discards them.
+	Logger *slog.Logger
+	// Version is shown in the footer.
+	Version string
+}
+
+// ParseFrameAncestors reads a list of frame ancestors as an operator types
+// it (-frame-ancestors, IDEMLAB_FRAME_ANCESTORS): separated by spaces or
+// commas, keywords with or without their quotes (a shell eats them). It
+// returns the sources as Config.FrameAncestors takes them.
+func ParseFrameAncestors(list string) ([]string, error) {
+	fields := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	if len(fields) == 0 {
+		return nil, errors.New("empty list: write 'none' to forbid every embedding")
+	}
+	return checkFrameAncestors(fields)
+}
+
+// frameSource matches what may go into the CSP frame-ancestors directive
+// besides a keyword: a scheme ("https:"), or a host with an optional scheme,
+// "*." wildcard and port. Anything else could smuggle another directive
+// into the header.
+var frameSource = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*(?::(?:[0-9]+|\*))?)$`)
+
+// checkFrameAncestors is the one rule for frame ancestors: each is 'self',
+// 'none' (alone), * or a source frameSource matches; keywords are quoted on
+// the way out. None at all means 'self'.
+func checkFrameAncestors(sources []string) ([]string, error) {
+	if len(sources) == 0 {
+		return []string{"'self'"}, nil
+	}
+	out := make([]string, 0, len(sources))
+	for i, src := range sources {
+		switch strings.Trim(src, "'") {
+		case "self":
+			out = append(out, "'self'")
+		case "none":
+			out = append(out, "'none'")
+		case "*":
+			out = append(out, "*")
+		default:
+			if !frameSource.MatchString(src) {
+				return nil, fmt.Errorf("frame ancestor %d, %q: not an origin (want one such as https://docs.example.com, https://*.example.com or 'self')", i+1, src)
+			}
+			out = append(out, src)
+		}
+	}
+	if len(out) > 1 {
+		for _, src := range out {
+			if src == "'none'" {
+				return nil, fmt.Errorf("frame ancestor 'none' cannot be combined with other sources (%s)", strings.Join(out, " "))
+			}
+		}
+	}
+	return out, nil
+}
+
+// CheckPublicURL reports what is wrong with a public URL (-public-url,
+// IDEMLAB_PUBLIC_URL), or nil when Config.PublicURL may hold it.
+func CheckPublicURL(raw string) error {
+	_, _, err := parsePublicURL(raw)
+	return err
+}
+
+// hostPattern is what the host of a public URL may be: a name or IPv4
+// address, or a bracketed IPv6 address, with an optional port.
+var hostPattern = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
+
+// parsePublicURL is the one rule for a public URL: it splits one into its
+// origin and path prefix. Empty is allowed: relative links.
+func parsePublicURL(raw string) (origin, base string, err error) {
+	if raw == "" {
+		return "", "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", fmt.Errorf("%q: %w", raw, errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", "", fmt.Errorf("%q must start with http:// or https://, such as https://learn.example.com", raw)
+	}
+	if u.Host == "" {
+		return "", "", fmt.Errorf("%q has no host", raw)
+	}
+	if !hostPattern.MatchString(u.Host) {
+		return "", "", fmt.Errorf("%q: %q is not a host name, IP address or [IPv6] with an optional :port", raw, u.Host)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("%q must be scheme://host[/path], without user, query or fragment", raw)
+	}
+	return u.Scheme + "://" + u.Host, strings.TrimRight(u.EscapedPath(), "/"), nil
+}
