@@ -6,16 +6,19 @@ import (
 )
 
 // A Directive gives meaning to one kind of fenced block: ```KIND … ```.
-// The built-in "playground" directive produces Block.Playground; later
-// features (```exercise, a Go-file include) register their own through
-// Options.Directives instead of changing the renderer.
+// The built-in ones are playground, exercise and quiz (builtinDirectives);
+// a caller adds its own through Options.Directives, without changing the
+// renderer. Both are registered the same way, by directiveTable.
 type Directive struct {
 	// Kind is the first word of the fence's info string, e.g. "exercise".
 	Kind string
 	// Parse validates one block. It returns either inline HTML that takes
 	// the block's place in the surrounding markdown (an include directive
-	// that highlights a file) or a Value that becomes a Block of its own
-	// (Block.Directive), rendered by the web layer's component for Kind.
+	// that highlights a file, a quiz) or a Value that becomes a Block of its
+	// own. The site draws only the values Block has a field for (a
+	// *PlaygroundSpec, an *ExerciseSpec); any other value, or an output
+	// with neither HTML nor Value, is reported as a problem on the block
+	// rather than silently dropped.
 	//
 	// A returned error is reported as a problem: a Problem or *LoadError keeps
 	// its own lines (see DirectiveSource.Problem), a *FieldError or any other
@@ -48,14 +51,6 @@ type DirectiveOutput struct {
 	Value any    // a Block of its own; the block must then be at the top level of the lesson
 }
 
-// DirectiveBlock is a block produced by a directive other than playground.
-type DirectiveBlock struct {
-	Kind  string
-	Value any
-	File  string
-	Line  int
-}
-
 // playgroundDirective is the built-in ```playground directive: structural
 // checks, then the caller's hook for engine-level checks.
 func playgroundDirective(check func(*PlaygroundSpec) error) Directive {
@@ -77,21 +72,45 @@ func playgroundDirective(check func(*PlaygroundSpec) error) Directive {
 	}
 }
 
-// directiveTable indexes the built-in and the caller's directives by kind.
-func directiveTable(opts Options) (map[string]Directive, error) {
-	check := opts.CheckPlayground
+// builtinDirectives are the fenced block kinds every course has.
+func (l *loader) builtinDirectives() []Directive {
+	check := l.opts.CheckPlayground
 	if check == nil {
 		check = CheckWithEngine
 	}
-	table := map[string]Directive{"playground": playgroundDirective(check)}
-	for _, d := range opts.Directives {
+	return []Directive{playgroundDirective(check), l.exerciseDirective(), l.quizDirective()}
+}
+
+// directiveTable registers the built-in directives, then the caller's, by
+// kind: the one place a directive is added. A kind defined twice, or a
+// directive without Kind or Parse, is a misconfiguration.
+func (l *loader) directiveTable() (map[string]Directive, error) {
+	builtin := l.builtinDirectives()
+	table := make(map[string]Directive, len(builtin)+len(l.opts.Directives))
+	for _, d := range append(builtin, l.opts.Directives...) {
 		if d.Kind == "" || d.Parse == nil {
 			return nil, fmt.Errorf("lessons: directive %q needs a Kind and a Parse function", d.Kind)
 		}
-		if _, dup := table[d.Kind]; dup || d.Kind == "quiz" || d.Kind == "exercise" {
-			return nil, fmt.Errorf("lessons: directive %q is defined twice (playground, exercise and quiz are built in)", d.Kind)
+		if _, dup := table[d.Kind]; dup {
+			kinds := make([]string, len(builtin))
+			for j, b := range builtin {
+				kinds[j] = b.Kind
+			}
+			return nil, fmt.Errorf("lessons: directive %q is defined twice (%s are built in)", d.Kind, joinWords(kinds, "and"))
 		}
 		table[d.Kind] = d
 	}
 	return table, nil
+}
+
+// blockOf turns a directive's value into the Block the site draws, or
+// reports that the site has no way to draw it.
+func blockOf(kind string, value any) (Block, error) {
+	switch v := value.(type) {
+	case *PlaygroundSpec:
+		return Block{Playground: v}, nil
+	case *ExerciseSpec:
+		return Block{Exercise: v}, nil
+	}
+	return Block{}, fmt.Errorf("```%s: the site cannot draw a block of type %T (a directive of its own may only return HTML)", kind, value)
 }

@@ -91,10 +91,14 @@
 //     disclosure. q and a are markdown (raw HTML off); q must be one
 //     paragraph.
 //
-// Other fenced block kinds are added through Options.Directives. A fenced
-// block of a kind that is neither a directive nor a language chroma knows is
-// reported, so that a typo such as ```playgroud does not silently render as
-// code; so is a callout marker other than the three above.
+// Other fenced block kinds are added through Options.Directives, registered
+// beside the three built-in ones in one table (directiveTable). The site
+// draws what a Block has a field for, so a block it could not draw is a
+// problem on its fence, never dropped: a directive's value of another type,
+// a directive that produced nothing, and a fenced block of a kind that is
+// neither a directive nor a language chroma knows (so that a typo such as
+// ```playgroud does not silently render as code). So is a callout marker
+// other than the three above.
 //
 // Every problem found is reported as "file:line: message" in one *LoadError,
 // sorted by file and line: what `idemlab lint` prints and what stops a start.

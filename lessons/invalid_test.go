@@ -91,6 +91,10 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"unclosed-front-matter", "01-a.md:1: front matter is never closed: end it with a --- line"},
 		{"unknown-callout", "01-a.md:9: unknown callout [!CAUTION] (want [!NOTE], [!TIP] or [!WARNING])"},
 		{"unknown-code-kind", "01-a.md:9: unknown code block kind \"playgroud\": did you mean \"playground\"?"},
+		{"unknown-directives", "01-a.md:12: unknown code block kind \"exercize\": did you mean \"exercise\"?\n" +
+			"01-a.md:16: unknown code block kind \"Quiz\": did you mean \"quiz\"?\n" +
+			"01-a.md:23: unknown code block kind \"playgrounds\": did you mean \"playground\"?\n" +
+			"01-a.md:27: unknown code block kind \"quiz-2\": did you mean \"quiz\"?"},
 		{"unknown-field", "01-a.md:7: unknown front matter field \"tags\" (want title, summary, order, minutes, objectives, kind or sources)"},
 		{"unknown-kind", "01-a.md:7: unknown kind \"appendix\" (want lesson or reference)\n" +
 			"02-b.md:7: unknown kind \"refrence\": did you mean \"reference\"?\n" +

@@ -41,9 +41,6 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 				if b.Playground != nil {
 					set++
 				}
-				if b.Directive != nil {
-					set++
-				}
 				if b.Exercise != nil {
 					set++
 				}

@@ -26,7 +26,7 @@ type Options struct {
 	CheckPlayground func(*PlaygroundSpec) error
 
 	// Directives add fenced block kinds beyond the built-in "playground",
-	// "exercise" and "quiz".
+	// "exercise" and "quiz", registered the same way (see Directive).
 	Directives []Directive
 
 	// CheckExercises runs the checker on every ```exercise block: its
@@ -111,13 +111,11 @@ func (l *loader) directiveKinds() []string {
 // returned only when there are none. A misconfigured Options (a directive
 // without Parse, a kind defined twice) is a plain error.
 func Load(fsys fs.FS, opts Options) (*Course, error) {
-	directives, err := directiveTable(opts)
-	if err != nil {
+	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), slugs: map[string]string{}, anchors: map[string]map[string]bool{}, exerciseIDs: map[string]string{}}
+	var err error
+	if l.directives, err = l.directiveTable(); err != nil {
 		return nil, err
 	}
-	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), directives: directives, slugs: map[string]string{}, anchors: map[string]map[string]bool{}, exerciseIDs: map[string]string{}}
-	l.directives["quiz"] = l.quizDirective()
-	l.directives["exercise"] = l.exerciseDirective()
 	folder := cmp.Or(opts.DisplayRoot, ".")
 
 	entries, err := fs.ReadDir(fsys, ".")

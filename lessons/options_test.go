@@ -60,8 +60,8 @@ func TestLoad_CheckPlaygroundHook(t *testing.T) {
 	})
 }
 
-// shoutDirective is a test directive with both kinds of output: "inline"
-// info returns HTML in place, anything else a block value.
+// shoutDirective is a test directive: "inline" info returns HTML in place,
+// "value" a value of a type the site cannot draw, "nothing" neither.
 var shoutDirective = Directive{
 	Kind: "shout",
 	Parse: func(src *DirectiveSource) (DirectiveOutput, error) {
@@ -71,41 +71,38 @@ var shoutDirective = Directive{
 			return DirectiveOutput{}, src.Problem(1, "shout: nothing to shout")
 		case text == "panic":
 			panic("directive bug")
-		case src.Info == "inline":
-			return DirectiveOutput{HTML: "<p><strong>" + html.EscapeString(strings.ToUpper(text)) + "</strong></p>\n"}, nil
+		case src.Info == "value":
+			return DirectiveOutput{Value: strings.ToUpper(text)}, nil
+		case src.Info == "nothing":
+			return DirectiveOutput{}, nil
 		}
-		return DirectiveOutput{Value: fmt.Sprintf("%s#%d:%s", src.Lesson, src.Index, strings.ToUpper(text))}, nil
+		return DirectiveOutput{HTML: fmt.Sprintf("<p><strong>%s#%d: %s</strong></p>\n", src.Lesson, src.Index, html.EscapeString(strings.ToUpper(text)))}, nil
 	},
 }
 
 func TestLoad_Directives(t *testing.T) {
-	body := "Before.\n\n```shout inline\nhi <b>\n```\n\n```shout\nblock\n```\n\nAfter.\n"
+	body := "Before.\n\n```shout\nhi <b>\n```\n\n> ```shout\n> nested\n> ```\n\nAfter.\n"
 	course, err := Load(fstest.MapFS{"01-a.md": {Data: []byte(minimalLesson("A", 1, body))}}, Options{Directives: []Directive{shoutDirective}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, b := range course.Lessons[0].Body {
-		if b.Directive != nil {
-			got = append(got, fmt.Sprintf("[%s %v line %d]", b.Directive.Kind, b.Directive.Value, b.Directive.Line))
-		} else {
-			got = append(got, b.HTML)
-		}
+		got = append(got, b.HTML)
 	}
-	want := []string{
-		"<p>Before.</p>\n<p><strong>HI &lt;B&gt;</strong></p>\n",
-		"[shout a#2:BLOCK line 15]",
-		"<p>After.</p>\n",
-	}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
+	want := "<p>Before.</p>\n<p><strong>a#1: HI &lt;B&gt;</strong></p>\n<blockquote>\n<p><strong>a#2: NESTED</strong></p>\n</blockquote>\n<p>After.</p>\n"
+	if strings.Join(got, "|") != want {
 		t.Errorf("body:\n%q\nwant:\n%q", got, want)
 	}
 
+	// A block the site cannot draw is a problem on its fence, never dropped.
 	errorCases := []struct{ name, body, want string }{
 		{"ProblemFromParse", "```shout\n\n```\n", "01-a.md:10: shout: nothing to shout"},
 		{"PanicBecomesAProblem", "```shout\npanic\n```\n", "01-a.md:9: ```shout directive failed: directive bug"},
-		{"BlockValueMustBeTopLevel", "> ```shout\n> x\n> ```\n", "01-a.md:9: a ```shout block must be at the top level of the lesson, not inside a list or quote"},
-		{"InlineMayBeNested", "> ```shout inline\n> x\n> ```\n", ""},
+		{"ValueTheSiteCannotDraw", "```shout value\nx\n```\n", "01-a.md:9: ```shout: the site cannot draw a block of type string (a directive of its own may only return HTML)"},
+		{"NestedValueTheSiteCannotDraw", "> ```shout value\n> x\n> ```\n", "01-a.md:9: ```shout: the site cannot draw a block of type string (a directive of its own may only return HTML)"},
+		{"NothingToShow", "Text.\n\n```shout nothing\nx\n```\n", "01-a.md:11: ```shout: the block produced nothing to show"},
+		{"TypoOfACustomKind", "```shoot\nx\n```\n", "01-a.md:9: unknown code block kind \"shoot\": did you mean \"shout\"?"},
 	}
 	for _, tc := range errorCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,10 +121,13 @@ func TestLoad_Directives(t *testing.T) {
 func TestLoad_MisconfiguredDirectives(t *testing.T) {
 	for name, d := range map[string]Directive{
 		"Playground is built in": {Kind: "playground", Parse: shoutDirective.Parse},
+		"Exercise is built in":   {Kind: "exercise", Parse: shoutDirective.Parse},
+		"Quiz is built in":       {Kind: "quiz", Parse: shoutDirective.Parse},
+		"Defined twice":          {Kind: "shout", Parse: shoutDirective.Parse},
 		"Parse missing":          {Kind: "x"},
 		"Kind missing":           {Parse: shoutDirective.Parse},
 	} {
-		_, err := Load(Embedded(), Options{Directives: []Directive{d}})
+		_, err := Load(Embedded(), Options{Directives: []Directive{shoutDirective, d}})
 		var loadErr *LoadError
 		if err == nil || errors.As(err, &loadErr) {
 			t.Errorf("%s: got %v, want a configuration error", name, err)

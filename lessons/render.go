@@ -212,7 +212,7 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 		}
 	}
 
-	var blocks []DirectiveBlock // values of directives that are Blocks of their own
+	var blocks []Block // what directives produced as Blocks of their own
 	counts := map[string]int{}
 	for _, fence := range fences {
 		if fence.Info == nil {
@@ -262,12 +262,21 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 			continue
 		}
 		node := &directiveNode{html: out.HTML, block: out.Value != nil}
-		if node.block {
+		switch {
+		case node.block:
+			block, err := blockOf(lang, out.Value)
+			if err != nil {
+				l.problem(lesson.Path, fenceLine, err.Error())
+				continue
+			}
 			if _, top := fence.Parent().(*ast.Document); !top {
 				l.problem(lesson.Path, fenceLine, fmt.Sprintf("a ```%s block must be at the top level of the lesson, not inside a list or quote", lang))
 				continue
 			}
-			blocks = append(blocks, DirectiveBlock{Kind: lang, Value: out.Value, File: lesson.Path, Line: fenceLine})
+			blocks = append(blocks, block)
+		case out.HTML == "":
+			l.problem(lesson.Path, fenceLine, fmt.Sprintf("```%s: the block produced nothing to show", lang))
+			continue
 		}
 		fence.Parent().ReplaceChild(fence.Parent(), fence, node)
 	}
@@ -283,15 +292,13 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 			lesson.Body = append(lesson.Body, Block{HTML: part})
 		}
 		if i < len(blocks) {
-			switch spec := blocks[i].Value.(type) {
-			case *PlaygroundSpec:
-				lesson.Body = append(lesson.Body, Block{Playground: spec})
-				lesson.Playgrounds = append(lesson.Playgrounds, spec)
-			case *ExerciseSpec:
-				lesson.Body = append(lesson.Body, Block{Exercise: spec})
-				lesson.Exercises = append(lesson.Exercises, spec)
-			default:
-				lesson.Body = append(lesson.Body, Block{Directive: &blocks[i]})
+			b := blocks[i]
+			lesson.Body = append(lesson.Body, b)
+			if b.Playground != nil {
+				lesson.Playgrounds = append(lesson.Playgrounds, b.Playground)
+			}
+			if b.Exercise != nil {
+				lesson.Exercises = append(lesson.Exercises, b.Exercise)
 			}
 		}
 	}

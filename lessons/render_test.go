@@ -44,8 +44,6 @@ func describeLesson(l *Lesson) string {
 			e := block.Exercise
 			fmt.Fprintf(&b, "<!-- block %d: exercise id=%q title=%q lesson=%q scenarios=%q invariants=%q hints=%d at %s:%d -->\n",
 				i+1, e.ID, e.Title, e.Lesson, e.Scenarios, e.Invariants, len(e.Hints), e.File, e.Line)
-		case block.Directive != nil:
-			fmt.Fprintf(&b, "<!-- block %d: directive %s %#v -->\n", i+1, block.Directive.Kind, block.Directive.Value)
 		default:
 			fmt.Fprintf(&b, "<!-- block %d: html -->\n%s", i+1, block.HTML)
 		}

@@ -49,11 +49,12 @@ const (
 // numbered lesson. A Lesson built by hand with no Kind is a lesson.
 func (l *Lesson) IsReference() bool { return l.Kind == KindReference }
 
-// Block is one piece of a lesson body: exactly one field is set.
+// Block is one piece of a lesson body: exactly one field is set. These
+// are the blocks the site can draw; a directive's value of any other type
+// is a problem (see Directive).
 type Block struct {
 	HTML       string          // rendered markdown (goldmark, raw HTML off): safe to emit as is
 	Playground *PlaygroundSpec // a ```playground block
-	Directive  *DirectiveBlock // a block of a kind added through Options.Directives
 	Exercise   *ExerciseSpec   // an ```exercise block
 }
 
