@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 )
 
@@ -158,7 +159,7 @@ func lint(args []string, stdout io.Writer) error {
 		var loadErr *lessons.LoadError
 		if errors.As(err, &loadErr) {
 			fmt.Fprintln(stdout, loadErr.Error())
-			return &reportedError{fmt.Sprintf("lint: %s in %s", plural(len(loadErr.Problems), "problem"), courseSource(dir))}
+			return &reportedError{fmt.Sprintf("lint: %s in %s", english.Plural(len(loadErr.Problems), "problem", "problems"), courseSource(dir))}
 		}
 		return fmt.Errorf("lint: %w", err)
 	}
@@ -199,13 +200,6 @@ func courseSource(dir string) string {
 		return "the built-in course"
 	}
 	return dir
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // healthTimeout bounds the health check: a container runtime kills a check
@@ -300,7 +294,7 @@ func coursePages(c *lessons.Course) string {
 		}
 	}
 	if reference == 0 {
-		return plural(numbered, "lesson")
+		return english.Plural(numbered, "lesson", "lessons")
 	}
-	return plural(numbered, "lesson") + " and " + plural(reference, "reference page")
+	return english.Plural(numbered, "lesson", "lessons") + " and " + english.Plural(reference, "reference page", "reference pages")
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/web"
 )
@@ -128,7 +129,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		var loadErr *lessons.LoadError
 		if errors.As(err, &loadErr) {
 			fmt.Fprintln(stderr, loadErr.Error())
-			return fmt.Errorf("cannot serve %s: %s, listed above", courseSource(cfg.LessonsDir), plural(len(loadErr.Problems), "problem"))
+			return fmt.Errorf("cannot serve %s: %s, listed above", courseSource(cfg.LessonsDir), english.Plural(len(loadErr.Problems), "problem", "problems"))
 		}
 		return err
 	}

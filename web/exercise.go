@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -385,7 +386,7 @@ func boundsText(ex *playground.Exercise) string {
 	var parts []string
 	count := func(n int, one, many string) {
 		if n > 0 {
-			parts = append(parts, plural(n, one, many))
+			parts = append(parts, english.Plural(n, one, many))
 		}
 	}
 	if b.Workers > 1 {

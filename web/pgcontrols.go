@@ -1,7 +1,9 @@
 package web
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"idemlab/playground"
 )
@@ -74,7 +76,7 @@ func stateFields(p pgPlace, s pgState, omit ...string) []hiddenField {
 	} else {
 		add("scenario", s.scenario)
 	}
-	add("handlers", joinComma(s.handlers))
+	add("handlers", strings.Join(s.handlers, ","))
 	add("script", s.script)
 	if s.custom != "" {
 		add("handler", s.custom)
@@ -87,17 +89,6 @@ func stateFields(p pgPlace, s pgState, omit ...string) []hiddenField {
 	}
 	if s.to != "" {
 		add("to", s.to)
-	}
-	return out
-}
-
-func joinComma(ss []string) string {
-	out := ""
-	for i, s := range ss {
-		if i > 0 {
-			out += ","
-		}
-		out += s
 	}
 	return out
 }
@@ -237,7 +228,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 
 	for _, h := range playground.Handlers() {
 		c.Handlers = append(c.Handlers, handlerChoice{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent,
-			Checked: containsString(pv.trace.Handlers, h.Name)})
+			Checked: slices.ContainsFunc(pv.trace.Handlers, func(t *playground.HandlerTrace) bool { return t.Name == h.Name })})
 	}
 	c.Keys = []keyHelp{
 		{"d", "deliver the next message"},
@@ -254,15 +245,6 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		{"?", "show or hide these shortcuts"},
 	}
 	return c
-}
-
-func containsString(hs []*playground.HandlerTrace, name string) bool {
-	for _, h := range hs {
-		if h.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // statementsInEvent is the most SQL statements any handler ran in an event:

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"idemlab/internal/english"
 	"idemlab/playground"
 )
 
@@ -454,9 +455,9 @@ func newStepView(st playground.Step, divergent bool) stepView {
 	sv.Args = strings.Join(args, ", ")
 	switch {
 	case st.RowsAffected != nil:
-		sv.Rows = plural(int(*st.RowsAffected), "row", "rows") + " changed"
+		sv.Rows = english.Plural(int(*st.RowsAffected), "row", "rows") + " changed"
 	case st.RowsFound != nil:
-		sv.Rows = plural(int(*st.RowsFound), "row", "rows") + " found"
+		sv.Rows = english.Plural(int(*st.RowsFound), "row", "rows") + " found"
 	}
 	for _, c := range append(append([]playground.Change(nil), st.Changes...), st.Reverted...) {
 		sv.Changes = append(sv.Changes, changeText(c))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -43,7 +44,7 @@ func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, 
 		return nil, cannotRun(back, fmt.Errorf("running %s: %w", place.query(state), err))
 	}
 	if state.at > len(tr.Events) {
-		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, plural(len(tr.Events), "event", "events"))
+		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, english.Plural(len(tr.Events), "event", "events"))
 	}
 	if state.script == "" {
 		state.script = tr.Script
@@ -137,7 +138,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		lessonHref = embedPath(slug)
 	}
 	if spec == nil {
-		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", truncate(id, 40), plural(len(l.Playgrounds), "playground", "playgrounds"))
+		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
 	}
 	sc, err := playground.LookupScenario(spec.Scenario)
 	if err != nil {

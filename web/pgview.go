@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -228,7 +229,7 @@ func figureLabel(f playground.Figure) string {
 
 func figureValue(f playground.Figure) string {
 	if f.Table == "orders" {
-		return fmt.Sprintf("%s, %s", f.State, plural(int(f.Value), "parcel", "parcels"))
+		return fmt.Sprintf("%s, %s", f.State, english.Plural(int(f.Value), "parcel", "parcels"))
 	}
 	return strconv.FormatInt(f.Value, 10)
 }

@@ -119,14 +119,6 @@ func referencePages(course *lessons.Course) []*lessons.Lesson {
 	return slices.DeleteFunc(slices.Clone(course.Lessons), func(l *lessons.Lesson) bool { return !l.IsReference() })
 }
 
-// plural writes "1 objective", "3 objectives".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 func minutesText(n int) string {
 	if n <= 0 {
 		return "Short read"
