@@ -20,14 +20,14 @@ type inputError struct{ err error }
 func (e *inputError) Error() string { return e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
-// simulate runs a scenario in the terminal:
+// runScenario is `idemlab run`: it plays a scenario in the terminal:
 //
 //	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
 //
 // It prints the verdict table (or the whole trace as JSON) and succeeds
 // whatever the verdict: a handler that applies a message twice is a lesson,
 // not a failure of the command.
-func simulate(ctx context.Context, args []string, stdout io.Writer) error {
+func runScenario(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("run")
 	handlers := fs.String("handlers", "", "handlers to compare, comma separated (default: the scenario's)")
 	script := fs.String("script", "", "the events to play, e.g. 'deliver msg-1 lose-ack; redeliver msg-1' (default: the scenario's)")
