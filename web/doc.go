@@ -108,38 +108,23 @@
 // # Test ids
 //
 // Browser and component tests find elements by data-testid; keep these
-// stable: site-header, site-footer, brand, theme-toggle, version,
-// course-title, start, progress, lesson-list, lesson-item, lesson-link,
-// lesson-summary, lesson-facts, done-toggle, course-nav, lesson,
-// lesson-position, lesson-title, lesson-meta, lesson-minutes, objectives,
-// toc, lesson-body, pager, prev, next, back-to-course, embed-main,
-// embed-source, exercise, exercise-goal, exercise-rules, exercise-editor,
-// exercise-check, exercise-reset, exercise-hint, exercise-solution,
-// exercise-result (with data-state empty|pass|fail|error|notice),
-// exercise-pass, exercise-counterexample, exercise-story,
-// exercise-violation, exercise-script, exercise-open-playground,
-// exercise-error (with data-line), exercise-lesson, exercise-mark (with
-// data-passed), playground, playground-scenario, playground-script,
-// playground-handlers, playground-expect, playground-caption, error-page
-// (with data-status), error-title, error-message, error-action, error-home;
-// added by app.js: copy-button, announcer.
+// stable. This list is the catalogue, one line per part of the site, with
+// the attributes tests read in brackets; TestDocCatalogue_MatchesTheTemplates
+// compares it with every id the templates, the Go code that fills them and
+// app.js can write, both ways, so it cannot drift.
 //
-// The live playground (figure[data-testid=playground] with data-scenario,
-// data-handlers, data-script, data-at, data-total, data-url, data-home):
-// playground-scenario, playground-script (the event timeline),
-// playground-handlers (the verdict list), playground-expect (a lesson's
-// expected verdict), playground-caption, pg-verdict (data-handler,
-// data-verdict), pg-verdict-label, pg-verdict-text, pg-divergence
-// (data-event; the other views mark it with [data-divergence] or
-// .is-divergent), pg-timeline, pg-event (data-event), pg-back, pg-forward,
-// pg-latest, pg-start-over, pg-reset, pg-permalink, pg-full-size,
-// pg-help-button, pg-keys, pg-clock, pg-story, pg-ledgers, pg-ledger
-// (data-handler, data-verdict), pg-figure, pg-figure-actual, pg-chart,
-// pg-controls, pg-message (data-message), pg-message-status, pg-deliver,
-// pg-redeliver, pg-publish, pg-expire, pg-start, pg-faults, pg-fault-none,
-// pg-lose-ack, pg-crash-before-ack, pg-crash-after, pg-step, pg-finish,
-// pg-crash, pg-restart, pg-replay, pg-prune, pg-advance, pg-advance-form,
-// pg-prune-form, pg-handler-form, pg-script-form, pg-diagram (the SVG),
-// pg-diagram-scroll, pg-steps, pg-step, pg-sql, pg-announce; the picker:
-// pg-picker, pg-scenarios, pg-scenario-card, pg-all-scenarios.
+//	layout:     site-header site-footer brand theme-toggle version
+//	index:      course-title course-facts start progress lesson-list lesson-list-empty lesson-item lesson-link lesson-summary lesson-facts done-toggle[data-slug] reference-list reference-item reference-link
+//	lesson:     lesson lesson-position lesson-title lesson-meta lesson-minutes objectives toc lesson-body pager prev next back-to-course course-nav course-nav-reference embed-main embed-source
+//	exercise:   exercise exercise-goal exercise-rules exercise-editor exercise-check exercise-reset exercise-hint exercise-solution exercise-result[data-state] exercise-pass exercise-counterexample exercise-story exercise-violation exercise-script exercise-open-playground exercise-error[data-line] exercise-lesson exercise-mark[data-passed]
+//	playground: playground[data-scenario data-handlers data-script data-at data-total data-url data-home] playground-scenario playground-script playground-handlers playground-expect playground-caption
+//	live:       pg-verdict[data-handler data-verdict] pg-verdict-label pg-verdict-text pg-divergence[data-event] pg-timeline pg-event[data-event] pg-back pg-forward pg-latest pg-start-over pg-reset pg-permalink pg-full-size pg-help-button pg-keys pg-clock pg-story pg-ledgers pg-ledger[data-handler data-verdict] pg-figure pg-figure-actual pg-chart pg-controls pg-message[data-message] pg-message-status pg-deliver pg-redeliver pg-publish pg-expire pg-start pg-faults pg-fault-none pg-lose-ack pg-crash-before-ack pg-crash-after pg-step pg-finish pg-crash pg-restart pg-replay pg-prune pg-advance pg-advance-form pg-prune-form pg-handler-form pg-script-form pg-diagram pg-diagram-scroll pg-steps pg-sql pg-announce
+//	picker:     pg-picker pg-scenarios pg-scenario-card pg-all-scenarios
+//	error page: error-page[data-status] error-title error-message error-action error-home
+//	app.js:     copy-button announcer
+//
+// exercise-result's data-state is empty, pass, fail, error or notice. The
+// playground line holds both a lesson's static block and the live
+// playground (figure[data-testid=playground]); in the live one the other
+// views mark the first divergence with [data-divergence] or .is-divergent.
 package web
