@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -156,7 +157,9 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType [
 	h["Content-Length"] = []string{strconv.Itoa(len(v.body))}
 	if status == http.StatusOK && cache != noStore {
 		h["Etag"] = v.etag
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(v.body))
+		content := &bodyReader{body: v.body}
+		content.Reset(v.body)
+		http.ServeContent(directWriter{w}, r, "", time.Time{}, content)
 		return
 	}
 	w.WriteHeader(status)
@@ -164,6 +167,35 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType [
 		w.Write(v.body)
 	}
 }
+
+// bodyReader is a body for http.ServeContent that directWriter can hand to
+// the response whole.
+type bodyReader struct {
+	bytes.Reader
+	body []byte
+}
+
+// directWriter gives ServeContent's copy of a bodyReader to the response
+// as one Write of the bytes it already holds, where io.CopyN would read
+// them through a new 32 KB buffer on every request.
+type directWriter struct{ http.ResponseWriter }
+
+func (w directWriter) ReadFrom(src io.Reader) (int64, error) {
+	if limited, ok := src.(*io.LimitedReader); ok {
+		if content, ok := limited.R.(*bodyReader); ok {
+			rest := content.body[len(content.body)-content.Len():]
+			rest = rest[:min(int64(len(rest)), limited.N)]
+			n, err := w.ResponseWriter.Write(rest)
+			limited.N -= int64(n)
+			content.Seek(int64(n), io.SeekCurrent) // within the body: no error
+			return int64(n), err
+		}
+	}
+	return io.Copy(w.ResponseWriter, src) // several ranges come through a pipe
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w directWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // writeHTML renders content, inside layout unless it is nil (a fragment),
 // into a buffer and writes it. Nothing is written if rendering fails.

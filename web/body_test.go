@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -254,9 +255,14 @@ func TestWriteBody_EveryKindOfBody(t *testing.T) {
 				t.Errorf("HEAD with gzip: Content-Length %q, want %d and no body", head.Header.Get("Content-Length"), len(zbody))
 			}
 
-			ranged := do(t, h, "GET", target, "Range", "bytes=0-9")
-			if got := readBody(t, ranged); ranged.StatusCode != http.StatusPartialContent || got != body[:10] {
-				t.Errorf("Range bytes=0-9: %d %q, want 206 %q", ranged.StatusCode, got, body[:10])
+			ranged := do(t, h, "GET", target, "Range", "bytes=5-14")
+			if got := readBody(t, ranged); ranged.StatusCode != http.StatusPartialContent || got != body[5:15] || ranged.Header.Get("Content-Length") != "10" {
+				t.Errorf("Range bytes=5-14: %d %q (Content-Length %q), want 206 %q", ranged.StatusCode, got, ranged.Header.Get("Content-Length"), body[5:15])
+			}
+			ranges := do(t, h, "GET", target, "Range", "bytes=0-1,20-29")
+			if got := readBody(t, ranges); ranges.StatusCode != http.StatusPartialContent || !strings.HasPrefix(ranges.Header.Get("Content-Type"), "multipart/byteranges") ||
+				!strings.Contains(got, body[:2]) || !strings.Contains(got, body[20:30]) {
+				t.Errorf("Range bytes=0-1,20-29: %d %s %q", ranges.StatusCode, ranges.Header.Get("Content-Type"), got)
 			}
 		})
 	}
@@ -289,5 +295,29 @@ func TestWriteBody_NoStoreAnswers(t *testing.T) {
 		if resp := do(t, h, "GET", target, "If-None-Match", "*"); resp.StatusCode != get.StatusCode {
 			t.Errorf("%s: If-None-Match * answered %d, want %d", target, resp.StatusCode, get.StatusCode)
 		}
+	}
+}
+
+// TestWriteBody_OverTheWire: through a real connection (where the response
+// writer copies bodies its own way) a page and a range of it arrive whole.
+func TestWriteBody_OverTheWire(t *testing.T) {
+	s := newTestServer(t, Config{})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	want := readBody(t, do(t, s.Handler(), "GET", "/lessons/why-twice"))
+	for _, tt := range []struct{ rangeHeader, want string }{{"", want}, {"bytes=100-", want[100:]}} {
+		req, _ := http.NewRequest("GET", srv.URL+"/lessons/why-twice", nil)
+		if tt.rangeHeader != "" {
+			req.Header.Set("Range", tt.rangeHeader)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readBody(t, resp); got != tt.want || resp.ContentLength != int64(len(tt.want)) {
+			t.Errorf("Range %q: %d bytes (Content-Length %d), want %d", tt.rangeHeader, len(got), resp.ContentLength, len(tt.want))
+		}
+		resp.Body.Close()
 	}
 }
