@@ -13,6 +13,7 @@ import (
 
 	"idemlab/lessons"
 	"idemlab/playground"
+	"idemlab/web"
 )
 
 // checkStdin is where `idemlab check EXERCISE -` reads the handler; tests
@@ -88,11 +89,11 @@ func checkExercise(ctx context.Context, args []string, stdout io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false) // the query's & stays readable
-		if err := enc.Encode(res); err != nil {
+		if err := enc.Encode(web.NewCheckReport(res, source)); err != nil {
 			return err
 		}
 	} else {
-		writeCheckResult(stdout, res, name, elapsed)
+		writeCheckResult(stdout, res, name, source, elapsed)
 	}
 	if !res.Passed {
 		return &reportedError{fmt.Sprintf("check: %s does not hold for exercise %s", name, id)}
@@ -150,7 +151,7 @@ func readHandlerFile(file string) (source, name string, err error) {
 // writeCheckResult prints the checker's answer for a person: the pass line,
 // or the counterexample as a story, its script and a playground link, and
 // any SQL error at its line of the handler file.
-func writeCheckResult(w io.Writer, res *playground.CheckResult, name string, elapsed time.Duration) {
+func writeCheckResult(w io.Writer, res *playground.CheckResult, name, source string, elapsed time.Duration) {
 	if res.Passed {
 		fmt.Fprintf(w, "✓ holds in all %d schedules (%d distinct states explored, %v)\n",
 			res.NaiveSchedules, res.DistinctStates, elapsed.Round(time.Millisecond))
@@ -160,7 +161,7 @@ func writeCheckResult(w io.Writer, res *playground.CheckResult, name string, ela
 		fmt.Fprintf(w, "✗ %s (%s, scenario %s)\n\n", ce.Violation, ce.Invariant, ce.Scenario)
 		fmt.Fprintf(w, "What happened:\n  %s\n\n", ce.Story)
 		fmt.Fprintf(w, "The schedule (%d events, after %d schedules that held):\n  %s\n\n", ce.Events, res.Schedules, ce.Script)
-		fmt.Fprintf(w, "Replay it step by step in the playground:\n  /playground?%s\n", ce.Query)
+		fmt.Fprintf(w, "Replay it step by step in the playground:\n  %s\n", web.PlaygroundLink(ce, source))
 		if ce.SQLError != nil {
 			fmt.Fprintf(w, "\n%s\n", handlerErrorLine(name, ce.SQLError))
 		}

@@ -134,11 +134,3 @@ func TestLoad_MisconfiguredDirectives(t *testing.T) {
 		}
 	}
 }
-
-func TestPlaygroundSpec_Query(t *testing.T) {
-	spec := &PlaygroundSpec{Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"}, Script: "deliver msg-1 lose-ack; redeliver msg-1"}
-	want := "handlers=increment%2Cdedupe-tx&scenario=lost-ack&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1"
-	if got := spec.Query(); got != want {
-		t.Errorf("Query() = %s, want %s", got, want)
-	}
-}

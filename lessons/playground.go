@@ -3,7 +3,6 @@ package lessons
 import (
 	"bytes"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -130,14 +129,4 @@ func (s *PlaygroundSpec) FieldLine(field string) int {
 		return s.FieldLine(top)
 	}
 	return s.Line
-}
-
-// Query returns the spec as the query string of the playground and its API
-// (scenario=…&handlers=a,b&script=…), for links such as "open in the playground".
-func (s *PlaygroundSpec) Query() string {
-	return url.Values{
-		"scenario": {s.Scenario},
-		"handlers": {strings.Join(s.Handlers, ",")},
-		"script":   {s.Script},
-	}.Encode()
 }

@@ -6,11 +6,6 @@ import (
 	"time"
 )
 
-// CustomQueryKey is the playground query parameter that carries a
-// learner's handler source (see Counterexample.Query); web/pgstate.go
-// reads the same key.
-const CustomQueryKey = "handler"
-
 // CheckResult is the checker's answer for one learner handler.
 type CheckResult struct {
 	Exercise string `json:"exercise"`
@@ -59,11 +54,9 @@ type Counterexample struct {
 	// Story tells the schedule in one line:
 	// "deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150".
 	Story string `json:"story"`
-	// Query opens it in the playground: scenario=…&script=…&handler=<source>.
-	// handler carries the learner's handler source (at most 4 KiB, what
-	// ParseHandler accepts); the playground page parses it with
-	// ParseHandler ("mine") and runs it as Request.Custom, sandboxed.
-	Query string `json:"query"`
+	// Schedule is the script's events, for a link that replays it in the
+	// playground with the learner's handler (the web writes the URL).
+	Schedule []Event `json:"-"`
 	// SQLError is the first statement of the handler that failed in this
 	// schedule (a constraint, say), with its line; nil when none did.
 	SQLError *HandlerError `json:"sql_error,omitempty"`
@@ -123,7 +116,7 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		}
 		err = x.explore()
 		if err == nil && x.failure != nil {
-			x.ce, err = x.counterexample(source)
+			x.ce, err = x.counterexample()
 		}
 		if x.spare != nil {
 			x.spare.close()

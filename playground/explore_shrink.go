@@ -2,7 +2,6 @@ package playground
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
 )
 
@@ -207,7 +206,7 @@ func shrinkEdits(evs []Event) [][]Event {
 }
 
 // counterexample shrinks the failure and tells it.
-func (x *explorer) counterexample(source string) (*Counterexample, error) {
+func (x *explorer) counterexample() (*Counterexample, error) {
 	f, err := x.shrink(x.failure)
 	if err != nil {
 		return nil, err
@@ -221,12 +220,11 @@ func (x *explorer) counterexample(source string) (*Counterexample, error) {
 	}
 	defer x.release(s)
 	script := (&Script{Events: f.events}).String()
-	q := url.Values{"scenario": {x.sc.Name}, "script": {script}, CustomQueryKey: {source}}
 	ce := &Counterexample{
 		Scenario: x.sc.Name, Script: script, Events: len(f.events),
 		Invariant: nf.invariant, Violation: nf.detail,
-		Story: exploreStory(s, f.events) + x.deadLetters(s) + " → " + nf.detail,
-		Query: q.Encode(),
+		Story:    exploreStory(s, f.events) + x.deadLetters(s) + " → " + nf.detail,
+		Schedule: f.events,
 	}
 	for _, st := range s.steps {
 		if st.Kind == StepSQL && st.Error != "" {

@@ -182,3 +182,19 @@ func FuzzParseHandler(f *testing.F) {
 		}
 	})
 }
+
+func TestScriptLines(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"deliver msg-1", "deliver msg-1"},
+		{"deliver msg-1 lose-ack; redeliver msg-1", "deliver msg-1 lose-ack\nredeliver msg-1"},
+		{"deliver msg-1;;  ; redeliver  msg-1;", "deliver msg-1\nredeliver msg-1"},
+		{"deliver msg-1 # first\nredeliver msg-1", "deliver msg-1\n# first\nredeliver msg-1"},
+		{"# only a comment", "# only a comment"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := ScriptLines(tt.in); got != tt.want {
+			t.Errorf("ScriptLines(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -366,31 +365,47 @@ func TestRun_NoLeak(t *testing.T) {
 	}
 }
 
-func TestRequestFromQuery(t *testing.T) {
-	q := url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}}
-	req, err := RequestFromQuery(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Request{Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"}, Script: "deliver msg-1", Seed: 3}
-	if !reflect.DeepEqual(req, want) {
-		t.Errorf("got %+v, want %+v", req, want)
-	}
-	if _, err := RequestFromQuery(url.Values{"scenario": {"lost-ack"}, "seed": {"x"}}); err == nil || !strings.HasPrefix(err.Error(), "seed: ") {
-		t.Errorf("bad seed: error %v", err)
-	}
-	if _, err := RequestFromQuery(url.Values{}); err == nil || !strings.HasPrefix(err.Error(), "scenario: ") {
-		t.Errorf("missing scenario: error %v", err)
-	}
-	// Missing script and handlers mean the scenario's defaults.
-	req, _ = RequestFromQuery(url.Values{"scenario": {"lost-ack"}})
-	tr, err := Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestRequest_EventsScriptAndDefaults: a request's script can be given as
+// events (as the web decodes them) or as text (as the CLI reads it), with
+// the same trace; neither means the scenario's default script.
+func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 	sc, _ := LookupScenario("lost-ack")
+	const text = "deliver msg-1 lose-ack; redeliver msg-1"
+	script, err := ParseScript(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byText, err := Run(context.Background(), Request{Scenario: sc.Name, Script: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := sc.NewRequest()
+	req.Events = script.Events
+	parses, lookups := WorkCounts()
+	byEvents, err := Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, l := WorkCounts(); p != parses || l != lookups {
+		t.Errorf("Run of a scenario's request with events parsed %d scripts and looked up %d scenarios, want none", p-parses, l-lookups)
+	}
+	if !reflect.DeepEqual(byText, byEvents) {
+		t.Error("the same script as text and as events gives different traces")
+	}
+	tr, err := Run(context.Background(), Request{Scenario: sc.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if tr.Script != sc.DefaultScript || len(tr.Handlers) != len(sc.Handlers) {
 		t.Errorf("defaults not applied: script %q, %d handlers", tr.Script, len(tr.Handlers))
+	}
+	long := make([]Event, MaxScriptEvents+1)
+	for i := range long {
+		long[i] = Event{Kind: EventAdvance, N: 1}
+	}
+	var ie *InputError
+	if _, err := Run(context.Background(), Request{Scenario: sc.Name, Events: long}); !errors.As(err, &ie) || ie.Field != "script" {
+		t.Errorf("too many events: error %v", err)
 	}
 }
 

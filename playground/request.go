@@ -2,8 +2,6 @@ package playground
 
 import (
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -21,40 +19,30 @@ func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
 type Request struct {
 	Scenario string
 	Handlers []string // built-in names; empty means the scenario's handlers
-	Script   string   // empty means the scenario's default script
-	Seed     int64
-	Custom   []*Handler // learner handlers (from ParseHandler), run after Handlers
+	// Events is the script, parsed; when nil, Script is parsed (text, as
+	// the CLI and the lessons give it); both empty mean the scenario's
+	// default script.
+	Events []Event
+	Script string
+	Seed   int64
+	Custom []*Handler // learner handlers (from ParseHandler), run after Handlers
+
+	scenario *Scenario // looked up already (Scenario.NewRequest)
 }
 
-// RequestFromQuery reads scenario=…&handlers=a,b&script=…&seed=…
-func RequestFromQuery(q url.Values) (Request, error) {
-	req := Request{Scenario: strings.TrimSpace(q.Get("scenario")), Script: q.Get("script")}
-	if req.Scenario == "" {
-		return req, &InputError{Field: "scenario", Msg: "missing; pass scenario=NAME"}
-	}
-	if hs := strings.TrimSpace(q.Get("handlers")); hs != "" {
-		for _, h := range strings.Split(hs, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				req.Handlers = append(req.Handlers, h)
-			}
-		}
-	}
-	if s := strings.TrimSpace(q.Get("seed")); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return req, &InputError{Field: "seed", Msg: fmt.Sprintf("%q is not a whole number", clip(s))}
-		}
-		req.Seed = n
-	}
-	return req, nil
-}
+// NewRequest is a request for the scenario, which Run then need not look
+// up again.
+func (sc *Scenario) NewRequest() Request { return Request{Scenario: sc.Name, scenario: sc} }
 
 // resolve looks up the scenario, the handlers and the script, applying the
 // scenario's defaults and the limits.
 func (req Request) resolve() (*Scenario, []*Handler, *Script, error) {
-	sc, err := LookupScenario(req.Scenario)
-	if err != nil {
-		return nil, nil, nil, err
+	sc := req.scenario
+	if sc == nil || sc.Name != req.Scenario {
+		var err error
+		if sc, err = LookupScenario(req.Scenario); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	names := req.Handlers
 	if len(names) == 0 && len(req.Custom) == 0 {
@@ -87,13 +75,19 @@ func (req Request) resolve() (*Scenario, []*Handler, *Script, error) {
 	if len(sc.Workers) > MaxWorkers || len(sc.Messages) > MaxMessages {
 		return nil, nil, nil, &InputError{Field: "scenario", Msg: fmt.Sprintf("at most %d workers and %d messages", MaxWorkers, MaxMessages)}
 	}
-	text := req.Script
-	if strings.TrimSpace(text) == "" {
-		text = sc.DefaultScript
-	}
-	script, err := ParseScript(text)
-	if err != nil {
-		return nil, nil, nil, err
+	script := &Script{Events: req.Events}
+	switch {
+	case req.Events != nil:
+		if len(req.Events) > MaxScriptEvents {
+			return nil, nil, nil, &InputError{Field: "script", Msg: fmt.Sprintf("the script has more than %d events", MaxScriptEvents)}
+		}
+	case strings.TrimSpace(req.Script) != "":
+		var err error
+		if script, err = ParseScript(req.Script); err != nil {
+			return nil, nil, nil, err
+		}
+	default:
+		script = &Script{Events: sc.DefaultEvents()}
 	}
 	if len(script.Events) == 0 {
 		return nil, nil, nil, &InputError{Field: "script", Msg: "no events; try " + sc.DefaultScript}

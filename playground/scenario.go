@@ -63,6 +63,9 @@ type Scenario struct {
 	once    sync.Once
 	tmpl    *ledgerImage
 	tmplErr error
+
+	defaultOnce   sync.Once
+	defaultEvents []Event
 }
 
 func credit(id, account string, amount int64) Message {
@@ -239,6 +242,7 @@ func Scenarios() []*Scenario { return append([]*Scenario(nil), scenarioList...) 
 
 // LookupScenario returns a built-in scenario; the error lists the known names.
 func LookupScenario(name string) (*Scenario, error) {
+	scenarioLookups.Add(1)
 	if sc, ok := scenarioByName[name]; ok {
 		return sc, nil
 	}
@@ -247,6 +251,17 @@ func LookupScenario(name string) (*Scenario, error) {
 		names[i] = sc.Name
 	}
 	return nil, &InputError{Field: "scenario", Msg: fmt.Sprintf("unknown scenario %q; scenarios are %s", clip(name), strings.Join(names, ", "))}
+}
+
+// DefaultEvents is the scenario's default script, parsed once per process.
+// Callers must not modify the slice (appending to a copy is fine).
+func (sc *Scenario) DefaultEvents() []Event {
+	sc.defaultOnce.Do(func() {
+		if s, err := ParseScript(sc.DefaultScript); err == nil { // TestScenarios_Catalogue parses every one
+			sc.defaultEvents = s.Events[:len(s.Events):len(s.Events)]
+		}
+	})
+	return sc.defaultEvents
 }
 
 // Message returns the scenario's message with the id, or nil.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Limits on what one request may ask for. Over a limit is an InputError,
@@ -68,31 +69,60 @@ type Script struct {
 // ParseScript parses the script grammar. Errors name the event number
 // (1-based): "event 3: step needs a worker, e.g. step A".
 func ParseScript(text string) (*Script, error) {
+	scriptParses.Add(1)
 	if len(text) > MaxScriptBytes {
 		return nil, &InputError{Field: "script", Msg: fmt.Sprintf("the script is %d bytes; the limit is %d", len(text), MaxScriptBytes)}
 	}
 	s := &Script{}
-	for _, line := range strings.Split(text, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
+	err := splitScript(text, func(fields []string) error {
+		n := len(s.Events) + 1
+		if n > MaxScriptEvents {
+			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: the script has more than %d events", n, MaxScriptEvents)}
 		}
-		for _, part := range strings.Split(line, ";") {
-			fields := strings.Fields(part)
-			if len(fields) == 0 {
-				continue
-			}
-			n := len(s.Events) + 1
-			if n > MaxScriptEvents {
-				return nil, &InputError{Field: "script", Msg: fmt.Sprintf("event %d: the script has more than %d events", n, MaxScriptEvents)}
-			}
-			ev, err := parseEvent(fields)
-			if err != nil {
-				return nil, &InputError{Field: "script", Msg: fmt.Sprintf("event %d: %s", n, err)}
-			}
-			s.Events = append(s.Events, ev)
+		ev, err := parseEvent(fields)
+		if err != nil {
+			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: %s", n, err)}
 		}
+		s.Events = append(s.Events, ev)
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// splitScript is the script grammar's one tokenizer: events are separated
+// by ';' or a line break, and '#' starts a comment that runs to the end of
+// the line. It calls event with each event's words, in order, and comment
+// (if not nil) with each comment's text, after the events of its line.
+func splitScript(text string, event func(words []string) error, comment func(string)) error {
+	for _, line := range strings.Split(text, "\n") {
+		code, note, hasNote := strings.Cut(line, "#")
+		for _, part := range strings.Split(code, ";") {
+			if words := strings.Fields(part); len(words) > 0 {
+				if err := event(words); err != nil {
+					return err
+				}
+			}
+		}
+		if note = strings.TrimSpace(note); hasNote && note != "" && comment != nil {
+			comment(note)
+		}
+	}
+	return nil
+}
+
+// ScriptLines lays script text out one event per line for reading, with
+// its comments on lines of their own. It only splits (splitScript), so it
+// lays out text that does not parse as well.
+func ScriptLines(text string) string {
+	var out []string
+	splitScript(text, func(words []string) error {
+		out = append(out, strings.Join(words, " "))
+		return nil
+	}, func(note string) { out = append(out, "# "+note) })
+	return strings.Join(out, "\n")
 }
 
 func parseEvent(f []string) (Event, error) {
@@ -283,4 +313,23 @@ func (s *Script) String() string {
 		parts[i] = e.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Lines prints the script one event per line, for reading.
+func (s *Script) Lines() string {
+	parts := make([]string, len(s.Events))
+	for i, e := range s.Events {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Work counters, for tests that prove a request does each thing once.
+var scriptParses, scenarioLookups atomic.Int64
+
+// WorkCounts returns how many scripts this process has parsed
+// (ParseScript) and scenarios it has looked up (LookupScenario) so far: a
+// test reads them before and after a request. They cost an atomic add.
+func WorkCounts() (parses, lookups int64) {
+	return scriptParses.Load(), scenarioLookups.Load()
 }

@@ -184,22 +184,6 @@ func TestPage_LayoutParts(t *testing.T) {
 	}
 }
 
-func TestScriptLines(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"deliver msg-1", "deliver msg-1"},
-		{"deliver msg-1 lose-ack; redeliver msg-1", "deliver msg-1 lose-ack\nredeliver msg-1"},
-		{"deliver msg-1;;  ; redeliver msg-1;", "deliver msg-1\nredeliver msg-1"},
-		{"deliver msg-1 # first\nredeliver msg-1", "deliver msg-1\n# first\nredeliver msg-1"},
-		{"# only a comment", "# only a comment"},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := scriptLines(tt.in); got != tt.want {
-			t.Errorf("scriptLines(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestDurationText(t *testing.T) {
 	for minutes, want := range map[int]string{0: "0 min", 45: "45 min", 60: "1 h", 125: "2 h 5 min"} {
 		if got := durationText(minutes); got != want {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -218,10 +217,34 @@ func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Reque
 // error {line, message}) and the result as the page renders it, which
 // exercise.js swaps in.
 type checkResponse struct {
-	*playground.CheckResult
+	CheckReport
 	// Playground is the site path that replays the counterexample, or "".
 	Playground string `json:"playground,omitempty"`
 	HTML       string `json:"html"`
+}
+
+// CheckReport is a check's result as the JSON API and `idemlab check
+// --json` write it: the checker's result, its counterexample with the
+// playground query that replays it (the engine knows no URLs).
+type CheckReport struct {
+	*playground.CheckResult
+	Counterexample *ReportedCounterexample `json:"counterexample,omitempty"`
+}
+
+// ReportedCounterexample is a counterexample with its playground query.
+type ReportedCounterexample struct {
+	*playground.Counterexample
+	Query string `json:"query"` // scenario=…&handlers=…&script=…&handler=…
+}
+
+// NewCheckReport reports res, checked for the handler source.
+func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
+	r := CheckReport{CheckResult: res}
+	if ce := res.Counterexample; ce != nil {
+		_, query, _ := strings.Cut(counterexampleHref(ce, source), "?")
+		r.Counterexample = &ReportedCounterexample{Counterexample: ce, Query: query}
+	}
+	return r
 }
 
 // serveCheckAPI answers a check as JSON. Learner input never makes a 500:
@@ -257,9 +280,9 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	if err := exerciseResult(v, ev).Render(r.Context(), &frag); err != nil {
 		return err
 	}
-	resp := checkResponse{CheckResult: res, HTML: frag.String()}
-	if res.Counterexample != nil {
-		resp.Playground = v.path(counterexamplePath(res.Counterexample, in.handler))
+	resp := checkResponse{CheckReport: NewCheckReport(res, in.handler), HTML: frag.String()}
+	if ce := res.Counterexample; ce != nil {
+		resp.Playground = v.path(counterexampleHref(ce, in.handler))
 	}
 	setServerTiming(w, took)
 	return writeJSON(w, r, http.StatusOK, noStore, resp)
@@ -323,22 +346,6 @@ func (o *exerciseOutcome) handlerError() *playground.HandlerError {
 func exercisePath(id string) string      { return "/exercises/" + id }
 func exerciseCheckPath(id string) string { return "/exercises/" + id + "/check" }
 func exerciseDOMID(id string) string     { return "ex-" + id }
-
-// playgroundHandlerParam is the query key /playground reads a learner's
-// handler source from (pgstate.go), run there as "mine".
-const playgroundHandlerParam = "handler"
-
-// counterexamplePath opens a counterexample in the playground: its
-// scenario and script, with the learner's handler beside the built-ins.
-// It is built here rather than taken from ce.Query so that the link
-// follows the key the playground page reads.
-func counterexamplePath(ce *playground.Counterexample, source string) string {
-	q := url.Values{"scenario": {ce.Scenario}, "script": {ce.Script}}
-	if strings.TrimSpace(source) != "" {
-		q.Set(playgroundHandlerParam, source)
-	}
-	return "/playground?" + q.Encode()
-}
 
 // exerciseTitle is an exercise's title, or a neutral one.
 func exerciseTitle(spec *lessons.ExerciseSpec) string {

@@ -649,7 +649,7 @@ func exerciseCounterexample(v *siteView, ce *playground.Counterexample, source s
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var38 string
-		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.path(counterexamplePath(ce, source)))).ResolveURL(ctx)
+		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.path(counterexampleHref(ce, source)))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise.templ`, Line: 147, Col: 81}
 		}

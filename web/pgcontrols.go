@@ -3,7 +3,6 @@ package web
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"idemlab/playground"
 )
@@ -58,47 +57,12 @@ type controlsView struct {
 	RetentionTicks                          int64
 }
 
-// stateFields are the hidden inputs that carry a state through a GET form,
-// minus the ones the form itself sets.
-func stateFields(p pgPlace, s pgState, omit ...string) []hiddenField {
-	skip := map[string]bool{}
-	for _, o := range omit {
-		skip[o] = true
-	}
-	var out []hiddenField
-	add := func(k, v string) {
-		if !skip[k] {
-			out = append(out, hiddenField{k, v})
-		}
-	}
-	if p.block != "" {
-		add("pg", p.block)
-	} else {
-		add("scenario", s.scenario)
-	}
-	add("handlers", strings.Join(s.handlers, ","))
-	add("script", s.script)
-	if s.custom != "" {
-		add("handler", s.custom)
-	}
-	if s.seed != 0 {
-		add("seed", strconv.FormatInt(s.seed, 10))
-	}
-	if s.at >= 0 {
-		add("at", strconv.Itoa(s.at))
-	}
-	if s.to != "" {
-		add("to", s.to)
-	}
-	return out
-}
-
 func newControls(v *siteView, pv *playgroundView) controlsView {
 	p, s, at, total := pv.place, pv.state, pv.at, pv.total
 	href := func(next pgState) string { return v.path(p.href(next)) }
 	c := controlsView{
 		FormAction:     v.path(p.path),
-		StateFields:    stateFields(p, s),
+		StateFields:    p.formFields(s),
 		Truncates:      total - at,
 		RetentionTicks: pv.scenario.Settings.RetentionTicks,
 	}
@@ -131,7 +95,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 	}
 
 	// Per message: deliver, redeliver, publish again, start on W, expire.
-	evs := s.events()
+	evs := s.events
 	if at > len(evs) {
 		at = len(evs)
 	}

@@ -13,10 +13,6 @@ import (
 	"idemlab/playground"
 )
 
-// learnerHandlerName names the handler a link brings as source (handler=…),
-// as the exercises name it.
-const learnerHandlerName = "mine"
-
 // fragmentParam asks for the playground alone, without the page around it:
 // app.js swaps it in place. It never appears in a URL the visitor sees.
 const fragmentParam = "fragment"
@@ -25,19 +21,11 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 
 // runPlayground runs a state and computes its view. Bad input becomes a 400
 // page whose action leads back to the place's start.
-func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, state pgState) (*playgroundView, error) {
+func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
 	back := &link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}
-	sc, err := playground.LookupScenario(state.scenario)
+	req, err := state.request(sc)
 	if err != nil {
-		return nil, cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
-	}
-	req := playground.Request{Scenario: state.scenario, Handlers: state.handlers, Script: state.script, Seed: state.seed}
-	if state.custom != "" {
-		mine, err := playground.ParseHandler(learnerHandlerName, state.custom)
-		if err != nil {
-			return nil, cannotRun(back, err)
-		}
-		req.Custom = []*playground.Handler{mine}
+		return nil, cannotRun(back, err)
 	}
 	tr, err := playground.Run(ctx, req)
 	if err != nil {
@@ -45,9 +33,6 @@ func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, 
 	}
 	if state.at > len(tr.Events) {
 		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, english.Plural(len(tr.Events), "event", "events"))
-	}
-	if state.script == "" {
-		state.script = tr.Script
 	}
 	return newPlaygroundView(v, place, state, tr, sc), nil
 }
@@ -88,7 +73,7 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
-	pv, err := s.runPlayground(r.Context(), v, place, state)
+	pv, err := s.runPlayground(r.Context(), v, place, sc, state)
 	if err != nil {
 		return err
 	}
@@ -146,7 +131,12 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		// visitor's input (%v, so that classify does not see an InputError).
 		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
 	}
-	place := lessonPlace(slug, spec, embed)
+	var place pgPlace
+	if pre, ok := site.blocks[lessonKey(slug, embed)][spec.ID]; ok {
+		place = pre.place // its home parsed once, when the site was built
+	} else {
+		place = lessonPlace(slug, spec, embed)
+	}
 	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
 	if err != nil {
 		return invalidf(&link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}, "The playground cannot run this link. %s", err)
@@ -155,7 +145,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
-	pv, err := s.runPlayground(r.Context(), v, place, state)
+	pv, err := s.runPlayground(r.Context(), v, place, sc, state)
 	if err != nil {
 		return err
 	}
@@ -199,13 +189,15 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 			continue
 		}
 		place := lessonPlace(l.Slug, spec, embed)
-		tr, err := playground.Run(context.Background(), playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: spec.Script})
+		if place.home.events == nil {
+			continue // the script does not parse
+		}
+		req, _ := place.home.request(sc) // no learner's handler: no error
+		tr, err := playground.Run(context.Background(), req)
 		if err != nil {
 			continue
 		}
-		state := place.home
-		state.script = tr.Script
-		out[spec.ID] = newPlaygroundView(v, place, state, tr, sc)
+		out[spec.ID] = newPlaygroundView(v, place, place.home, tr, sc)
 	}
 	return out
 }
@@ -222,7 +214,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, c
 // playground package's Trace); bad input is a 400 {"error", "field"} from
 // the one error path.
 func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
-	req, err := playground.RequestFromQuery(r.URL.Query())
+	req, err := requestFromQuery(r.URL.Query())
 	if err != nil {
 		return err
 	}

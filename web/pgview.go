@@ -383,6 +383,11 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 
 // ----- Small helpers for the templates -----
 
+// scriptLines is the state's script one event per line, for the editor.
+func (pv *playgroundView) scriptLines() string {
+	return (&playground.Script{Events: pv.state.events}).Lines()
+}
+
 func handlerNames(pv *playgroundView) []string {
 	out := make([]string, len(pv.trace.Handlers))
 	for i, h := range pv.trace.Handlers {

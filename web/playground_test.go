@@ -25,20 +25,32 @@ func livePlayground(t *testing.T, place func(*playground.Scenario) pgPlace, stat
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := playground.Run(context.Background(), playground.Request{Scenario: state.scenario, Handlers: state.handlers, Script: state.script})
+	req, err := state.request(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	state.script = tr.Script
+	tr, err := playground.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pv := newPlaygroundView(v, place(sc), state, tr, sc)
 	return pv, render(t, LivePlayground(pv))
 }
 
 func pagePlaceOf(sc *playground.Scenario) pgPlace { return pagePlace(sc, false) }
 
+// eventsOf parses a script the test knows to be valid.
+func eventsOf(text string) []playground.Event {
+	s, err := playground.ParseScript(text)
+	if err != nil {
+		panic(err)
+	}
+	return s.Events
+}
+
 func lostAckState(at int) pgState {
 	return pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"},
-		script: "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1", at: at}
+		events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), at: at}
 }
 
 func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
@@ -166,7 +178,7 @@ func TestLivePlayground_CursorShowsAnEarlierState(t *testing.T) {
 }
 
 func TestLivePlayground_FaultsAmendTheLastDelivery(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, script: "deliver msg-1", at: -1})
+	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1"), at: -1})
 	faults := doc.Find(testID("pg-faults"))
 	want := map[string]string{
 		"pg-lose-ack":         "deliver msg-1 lose-ack",
@@ -186,7 +198,7 @@ func TestLivePlayground_FaultsAmendTheLastDelivery(t *testing.T) {
 func TestLivePlayground_EscapesEverything(t *testing.T) {
 	spec := &lessons.PlaygroundSpec{ID: "pg-1", Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"},
 		Script: "deliver msg-1", Caption: `<img src=x onerror=alert(1)>`}
-	_, doc := livePlayground(t, func(*playground.Scenario) pgPlace { return lessonPlace(`x"><script>`, spec, false) }, pgState{scenario: "lost-ack", handlers: spec.Handlers, script: "deliver msg-1", at: -1})
+	_, doc := livePlayground(t, func(*playground.Scenario) pgPlace { return lessonPlace(`x"><script>`, spec, false) }, pgState{scenario: "lost-ack", handlers: spec.Handlers, events: eventsOf("deliver msg-1"), at: -1})
 	if n := doc.Find("script, img").Length(); n != 0 {
 		t.Errorf("%d elements injected", n)
 	}
@@ -465,7 +477,7 @@ func TestPlaygroundPage_WeightAndNothingExternal(t *testing.T) {
 // expected ones because nothing has committed yet, which is not a loss.
 func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 	state := pgState{scenario: "concurrent-duplicate", handlers: []string{"check-then-insert", "dedupe-tx"},
-		script: "start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B", at: 4}
+		events: eventsOf("start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B"), at: 4}
 	_, doc := livePlayground(t, pagePlaceOf, state)
 	doc.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
 		if got := s.AttrOr("data-verdict", ""); got != playground.VerdictInFlight {

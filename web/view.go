@@ -158,24 +158,3 @@ func courseMinutes(course *lessons.Course) int {
 	}
 	return total
 }
-
-// scriptLines lays a playground script out one event per line for reading;
-// comments stay on their own line. It only splits text: the engine's codec
-// is the parser.
-func scriptLines(script string) string {
-	var out []string
-	for _, line := range strings.Split(script, "\n") {
-		code, comment, hasComment := strings.Cut(line, "#")
-		for _, event := range strings.Split(code, ";") {
-			if event = strings.TrimSpace(event); event != "" {
-				out = append(out, event)
-			}
-		}
-		if hasComment {
-			if comment = strings.TrimSpace(comment); comment != "" {
-				out = append(out, "# "+comment)
-			}
-		}
-	}
-	return strings.Join(out, "\n")
-}

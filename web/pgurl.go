@@ -1,0 +1,277 @@
+package web
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"idemlab/playground"
+)
+
+// The one codec of playground state. A state (pgState) holds typed values,
+// the script as parsed events among them; it becomes text only here, when
+// a URL (or the hidden fields of a GET form, which make one) is written,
+// and it is read back only here, from a page's query, a form's answer or
+// the JSON API's query. Links to counterexamples are written here too.
+
+// Query keys of a playground URL.
+const (
+	keyScenario = "scenario" // the full-size playground's scenario
+	keyBlock    = "pg"       // a lesson block's id
+	keyHandlers = "handlers" // built-in handlers, comma-separated
+	keyScript   = "script"   // the script's canonical text
+	keyHandler  = "handler"  // a learner's handler source, run as learnerHandlerName
+	keySeed     = "seed"
+	keyAt       = "at" // event cursor
+	keyTo       = "to" // the worker the delivery controls name
+
+	// What forms send, folded into a state and redirected away.
+	keyChecked = "h"  // a checked handler box
+	keyOp      = "op" // advance or prune, with n
+	keyN       = "n"
+)
+
+// learnerHandlerName names the handler a link brings as source (handler=…),
+// as the exercises name it.
+const learnerHandlerName = "mine"
+
+// fields is the encoder: a state's query fields, in a fixed, readable order.
+func (p pgPlace) fields(s pgState) []hiddenField {
+	out := make([]hiddenField, 0, 7)
+	if p.block != "" {
+		out = append(out, hiddenField{keyBlock, p.block})
+	} else {
+		out = append(out, hiddenField{keyScenario, s.scenario})
+	}
+	out = append(out, hiddenField{keyHandlers, strings.Join(s.handlers, ",")}, hiddenField{keyScript, s.scriptText()})
+	if s.custom != "" {
+		out = append(out, hiddenField{keyHandler, s.custom})
+	}
+	if s.seed != 0 {
+		out = append(out, hiddenField{keySeed, strconv.FormatInt(s.seed, 10)})
+	}
+	if s.at >= 0 {
+		out = append(out, hiddenField{keyAt, strconv.Itoa(s.at)})
+	}
+	if s.to != "" {
+		out = append(out, hiddenField{keyTo, s.to})
+	}
+	return out
+}
+
+// formFields are the hidden inputs that carry a state through a GET form,
+// minus the keys the form itself sets.
+func (p pgPlace) formFields(s pgState, omit ...string) []hiddenField {
+	return slices.DeleteFunc(p.fields(s), func(f hiddenField) bool { return slices.Contains(omit, f.Name) })
+}
+
+// query writes a state's query string.
+func (p pgPlace) query(s pgState) string {
+	var b strings.Builder
+	for i, f := range p.fields(s) {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(f.Name + "=" + queryEscape(f.Value))
+	}
+	return b.String()
+}
+
+// queryEscape escapes a query value but keeps commas readable.
+func queryEscape(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "%2C", ",")
+}
+
+// href is the site path (without the base) of a state in this place. A
+// lesson block's initial state is the pre-rendered lesson itself.
+func (p pgPlace) href(s pgState) string {
+	if p.inLesson() && s.equal(p.home) {
+		return p.path + "#" + p.block
+	}
+	u := p.path + "?" + p.query(s)
+	if p.block != "" {
+		u += "#" + p.block
+	}
+	return u
+}
+
+// queryHref is href with the query always spelled out, even for a lesson
+// block's initial state: what app.js fetches a fragment from.
+func (p pgPlace) queryHref(s pgState) string {
+	return p.path + "?" + p.query(s)
+}
+
+// fullSizeHref opens a state in the full-size playground.
+func fullSizeHref(s pgState) string {
+	return pgPlace{kind: placePage, path: "/playground"}.href(s)
+}
+
+// stateFromQuery is the decoder: it reads a state on top of defaults (the
+// place's home). Parameters the forms send (h=…, op=…) are folded in; the
+// bool reports that the URL was not canonical, so the caller redirects.
+func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool, error) {
+	s := home
+	s.at, s.to = -1, ""
+	redirect := false
+	if _, ok := q[keyHandlers]; ok {
+		s.handlers = nil
+		for _, h := range strings.Split(q.Get(keyHandlers), ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				s.handlers = append(s.handlers, h)
+			}
+		}
+	}
+	if src, ok := q[keyHandler]; ok { // a learner's handler, as exercises link it
+		s.custom = strings.TrimSpace(src[0])
+		if _, given := q[keyHandlers]; !given && s.custom != "" {
+			s.handlers = beside(home.handlers)
+		}
+	}
+	if hs, ok := q[keyChecked]; ok { // checkboxes of the handler form
+		s.handlers = nil
+		for _, h := range hs {
+			if h = strings.TrimSpace(h); h != "" && !slices.Contains(s.handlers, h) {
+				s.handlers = append(s.handlers, h)
+			}
+		}
+		n := len(s.handlers)
+		if s.custom != "" {
+			n++
+		}
+		if n < 2 || n > playground.MaxHandlers {
+			return s, false, &playground.InputError{Field: "handlers",
+				Msg: fmt.Sprintf("%d chosen; compare between 2 and %d handlers", n, playground.MaxHandlers)}
+		}
+		redirect = true
+	}
+	if _, ok := q[keyScript]; ok {
+		text := q.Get(keyScript)
+		if strings.TrimSpace(text) != "" {
+			script, err := playground.ParseScript(text)
+			if err != nil {
+				return s, false, err
+			}
+			if len(script.Events) > 0 { // only comments: the place's own script
+				s.events = script.Events
+			}
+			redirect = redirect || s.scriptText() != text
+		}
+	}
+	if v := strings.TrimSpace(q.Get(keySeed)); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return s, false, &playground.InputError{Field: "seed", Msg: fmt.Sprintf("%q is not a whole number", truncate(v, 40))}
+		}
+		s.seed = n
+	}
+	if v := strings.TrimSpace(q.Get(keyAt)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return s, false, &playground.InputError{Field: "at", Msg: fmt.Sprintf("%q is not an event number (0 or more)", truncate(v, 40))}
+		}
+		s.at = n
+	}
+	if v := strings.TrimSpace(q.Get(keyTo)); v != "" {
+		if !slices.Contains(workers, v) {
+			return s, false, &playground.InputError{Field: "to", Msg: fmt.Sprintf("unknown worker %s; workers are %s", truncate(v, 20), strings.Join(workers, ", "))}
+		}
+		s.to = v
+	}
+	if op := q.Get(keyOp); op != "" {
+		ev, err := eventFromForm(q)
+		if err != nil {
+			return s, false, err
+		}
+		s = s.appendEvent(ev)
+		redirect = true
+	}
+	return s, redirect, nil
+}
+
+// beside is the built-in handlers a learner's handler is compared with:
+// the place's, within the limit.
+func beside(handlers []string) []string {
+	return handlers[:min(len(handlers), playground.MaxHandlers-1)]
+}
+
+// eventFromForm builds the one event a form adds: op=advance&n=… or
+// op=prune&n=….
+func eventFromForm(q url.Values) (playground.Event, error) {
+	op := q.Get(keyOp)
+	n, err := strconv.ParseInt(strings.TrimSpace(q.Get(keyN)), 10, 64)
+	bad := func(what string) error {
+		return &playground.InputError{Field: keyN, Msg: fmt.Sprintf("%q is not %s", truncate(q.Get(keyN), 40), what)}
+	}
+	switch op {
+	case "advance":
+		if err != nil || n < 1 || n > 1_000_000 {
+			return playground.Event{}, bad("a number of ticks between 1 and 1000000")
+		}
+		return playground.Event{Kind: playground.EventAdvance, N: n}, nil
+	case "prune":
+		if err != nil || n < 0 || n > 1_000_000 {
+			return playground.Event{}, bad("an age in ticks between 0 and 1000000")
+		}
+		return playground.Event{Kind: playground.EventPrune, N: n, OlderThan: true}, nil
+	}
+	return playground.Event{}, &playground.InputError{Field: keyOp, Msg: fmt.Sprintf("unknown operation %q; forms send advance or prune", truncate(op, 40))}
+}
+
+// request is the engine's request for a state of the scenario sc: the
+// learner's handler, if any, parsed and run after the built-ins.
+func (s pgState) request(sc *playground.Scenario) (playground.Request, error) {
+	req := sc.NewRequest()
+	req.Handlers, req.Events, req.Seed = s.handlers, s.events, s.seed
+	if s.custom != "" {
+		mine, err := playground.ParseHandler(learnerHandlerName, s.custom)
+		if err != nil {
+			return req, err
+		}
+		req.Custom = []*playground.Handler{mine}
+	}
+	return req, nil
+}
+
+// requestFromQuery reads the JSON API's query
+// (scenario=…&handlers=a,b&script=…&seed=…) with the same decoder, on top
+// of the scenario's defaults.
+func requestFromQuery(q url.Values) (playground.Request, error) {
+	name := strings.TrimSpace(q.Get(keyScenario))
+	if name == "" {
+		return playground.Request{}, &playground.InputError{Field: keyScenario, Msg: "missing; pass scenario=NAME"}
+	}
+	sc, err := playground.LookupScenario(name)
+	if err != nil {
+		return playground.Request{}, err
+	}
+	s, _, err := stateFromQuery(q, pagePlace(sc, false).home, sc.Workers)
+	if err != nil {
+		return playground.Request{}, err
+	}
+	return s.request(sc)
+}
+
+// counterexampleHref opens a counterexample in the full-size playground:
+// its scenario and schedule, with the learner's handler beside the
+// scenario's built-ins.
+func counterexampleHref(ce *playground.Counterexample, source string) string {
+	s := pgState{scenario: ce.Scenario, events: ce.Schedule, at: -1}
+	if strings.TrimSpace(source) != "" {
+		s.custom = source // as written: the page trims it when it reads it
+	}
+	if sc, err := playground.LookupScenario(ce.Scenario); err == nil {
+		s.handlers = sc.Handlers
+		if s.custom != "" {
+			s.handlers = beside(sc.Handlers)
+		}
+	}
+	return fullSizeHref(s)
+}
+
+// PlaygroundLink is the site path that replays a checker's counterexample
+// in the playground with the learner's handler source, for the CLI.
+func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string {
+	return counterexampleHref(ce, handlerSource)
+}

@@ -1,0 +1,133 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"idemlab/playground"
+)
+
+// TestPlaygroundClick_ParsesAndLooksUpOnce: one click (the request for a
+// playground fragment) parses its script once, when its URL is read, and
+// looks its scenario up once; the engine and the view work on what was
+// decoded.
+func TestPlaygroundClick_ParsesAndLooksUpOnce(t *testing.T) {
+	h := newTestServer(t, Config{}).Handler()
+	for _, target := range []string{
+		"/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&fragment=1",
+		"/playground?scenario=concurrent-duplicate&handlers=check-then-insert,dedupe-tx&script=start+msg-1+on+A%3B+start+msg-1+on+B%3B+step+A&to=B&fragment=1",
+		"/lessons/why-twice?pg=pg-1&handlers=increment,dedupe-tx&script=deliver+msg-1%3B+redeliver+msg-1&fragment=1",
+	} {
+		do(t, h, "GET", target) // warms what is built once per process (the scenario's default script)
+		parses, lookups := playground.WorkCounts()
+		resp := do(t, h, "GET", target)
+		p, l := playground.WorkCounts()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d", target, resp.StatusCode)
+		}
+		if p-parses != 1 || l-lookups != 1 {
+			t.Errorf("%s: %d script parses and %d scenario look-ups, want 1 and 1", target, p-parses, l-lookups)
+		}
+	}
+}
+
+// TestPlaygroundURL_Encoder: the encoder writes a state in one fixed order,
+// the hidden fields of a form are the same fields, and a counterexample's
+// link carries its schedule and the learner's handler.
+func TestPlaygroundURL_Encoder(t *testing.T) {
+	sc, _ := playground.LookupScenario("lost-ack")
+	p := pagePlace(sc, false)
+	s := pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1 lose-ack;redeliver msg-1"),
+		custom: "SELECT 1;", seed: 7, at: 1, to: "B"}
+	want := "scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&handler=SELECT+1%3B&seed=7&at=1&to=B"
+	if got := p.query(s); got != want {
+		t.Errorf("query\n got %s\nwant %s", got, want)
+	}
+	var names []string
+	for _, f := range p.formFields(s, keyScript, keyAt) {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, ","); got != "scenario,handlers,handler,seed,to" {
+		t.Errorf("form fields %s", got)
+	}
+	ce := &playground.Counterexample{Scenario: "lost-ack", Script: "deliver msg-1 lose-ack; redeliver msg-1", Schedule: eventsOf("deliver msg-1 lose-ack; redeliver msg-1")}
+	u, err := url.Parse(counterexampleHref(ce, "SELECT 1;\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	if u.Path != "/playground" || q.Get("scenario") != "lost-ack" || q.Get("script") != ce.Script || q.Get("handler") != "SELECT 1;\n" || q.Get("handlers") != strings.Join(beside(sc.Handlers), ",") {
+		t.Errorf("counterexample link %s", u)
+	}
+	if PlaygroundLink(ce, "SELECT 1;\n") != u.String() {
+		t.Error("the CLI's link differs from the page's")
+	}
+}
+
+// TestRequestFromQuery_SameDecoder: the JSON API reads its query with the
+// page's decoder, on top of the scenario's defaults.
+func TestRequestFromQuery_SameDecoder(t *testing.T) {
+	req, err := requestFromQuery(url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Scenario != "lost-ack" || !reflect.DeepEqual(req.Handlers, []string{"increment", "dedupe-tx"}) || req.Seed != 3 || len(req.Events) != 1 || req.Events[0].Kind != playground.EventDeliver {
+		t.Errorf("request %+v", req)
+	}
+	req, err = requestFromQuery(url.Values{"scenario": {"lost-ack"}})
+	sc, _ := playground.LookupScenario("lost-ack")
+	if err != nil || !reflect.DeepEqual(req.Handlers, sc.Handlers) || !reflect.DeepEqual(req.Events, sc.DefaultEvents()) {
+		t.Errorf("defaults: %+v %v", req, err)
+	}
+	for _, c := range []struct{ q, field string }{
+		{"", "scenario"}, {"scenario=nope", "scenario"}, {"scenario=lost-ack&seed=x", "seed"}, {"scenario=lost-ack&script=step", "script"},
+	} {
+		q, _ := url.ParseQuery(c.q)
+		_, err := requestFromQuery(q)
+		if ie, ok := err.(*playground.InputError); !ok || ie.Field != c.field {
+			t.Errorf("%q: error %v, want one on %s", c.q, err, c.field)
+		}
+	}
+}
+
+// FuzzPlaygroundState decodes any query as a playground state: the decoder
+// answers a state or an error, never a panic, and a decoded state written
+// by the encoder reads back as the same state, already canonical.
+func FuzzPlaygroundState(f *testing.F) {
+	for _, seed := range []string{
+		"scenario=lost-ack",
+		"handlers=increment,dedupe-tx&script=deliver+msg-1%3B+redeliver+msg-1&at=1&to=B",
+		"h=increment&h=dedupe-tx&op=advance&n=3",
+		"handler=+SELECT+1%3B+&op=prune&n=0",
+		"script=deliver+msg-1+%23+note%0Acrash+A&seed=-4",
+		"at=-1&seed=9&to=Z",
+	} {
+		f.Add(seed)
+	}
+	sc, _ := playground.LookupScenario("lost-ack")
+	p := pagePlace(sc, false)
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		s, _, err := stateFromQuery(q, p.home, sc.Workers)
+		if err != nil {
+			if _, ok := err.(*playground.InputError); !ok {
+				t.Fatalf("%q: error %v is not an *InputError", raw, err)
+			}
+			return
+		}
+		again, err := url.ParseQuery(p.query(s))
+		if err != nil {
+			t.Fatalf("the encoder wrote an unreadable query %q: %v", p.query(s), err)
+		}
+		back, redirect, err := stateFromQuery(again, p.home, sc.Workers)
+		if err != nil || redirect || !back.equal(s) {
+			t.Errorf("%q: state %+v is written as %q, which reads back as %+v (redirect %v, error %v)", raw, s, p.query(s), back, redirect, err)
+		}
+	})
+}
