@@ -54,19 +54,17 @@ func (h *HandlerTrace) VerdictAt(event int) string {
 }
 
 // MessageState is where a message stands with the broker. Status is the
-// kind of the last step that moved it (StepDeliver: leased to Worker;
+// kind of the last step that concerned it (StepDeliver: leased to Worker;
 // StepAck; StepAckLost; StepAckRefused; StepCrash: its worker died
 // holding it; StepLeaseExpired; StepDeadLetter), or "" before its first
-// delivery.
+// delivery. Acked says whether the broker has deleted it: a second copy's
+// late ack (StepAckRefused) after another worker's ack leaves it deleted.
 type MessageState struct {
 	ID     string
 	Status string
 	Worker string // the worker it was last delivered to
+	Acked  bool
 }
-
-// Acked reports that the broker deleted the message: redelivering it
-// makes no sense.
-func (m MessageState) Acked() bool { return m.Status == StepAck }
 
 // WorkerState is what a worker holds: a message id, or "" when idle.
 type WorkerState struct {
@@ -134,14 +132,13 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 		}
 		switch st.Kind {
 		case StepDeliver:
-			m.Status, m.Worker = st.Kind, st.Worker
-		case StepAck, StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter:
-			// Once acked, the broker has deleted the message: a second
-			// copy's late ack or crash does not bring it back; only a
-			// new delivery (publish, replay) does.
-			if m.Status != StepAck {
-				m.Status = st.Kind
-			}
+			// A delivery of a deleted message is a new copy (publish,
+			// replay): the broker holds it again.
+			m.Status, m.Worker, m.Acked = st.Kind, st.Worker, false
+		case StepAck:
+			m.Status, m.Acked = st.Kind, true
+		case StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter:
+			m.Status = st.Kind
 		}
 	}
 	return b

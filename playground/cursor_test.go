@@ -51,8 +51,8 @@ func TestBrokerAt_MatchesTheRun(t *testing.T) {
 					}
 				}
 				for j, m := range sc.Messages {
-					if got.Messages[j].Acked() != s.msgs[m.ID].acked {
-						t.Errorf("%s/%s event %d: %s acked %v, the engine says %v", sc.Name, name, i+1, m.ID, got.Messages[j].Acked(), s.msgs[m.ID].acked)
+					if got.Messages[j].Acked != s.msgs[m.ID].acked {
+						t.Errorf("%s/%s event %d: %s acked %v, the engine says %v", sc.Name, name, i+1, m.ID, got.Messages[j].Acked, s.msgs[m.ID].acked)
 					}
 				}
 			}

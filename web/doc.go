@@ -69,8 +69,9 @@
 // One component, LivePlayground (playground.templ), drawn in three places:
 // a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
 // /playground and /embed/playground. Its whole state is in the URL
-// (pgstate.go), so every control is a link or a GET form, the Back button
-// is undo, and every state is a permalink:
+// (pgstate.go; written and read only by the codec in pgurl.go, which the
+// JSON API and counterexample links use too), so every control is a link or
+// a GET form, the Back button is undo, and every state is a permalink:
 //
 //	/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&to=B
 //	/lessons/{slug}?pg=pg-1&handlers=…&script=…&at=…#pg-1   (one block changed; the bare lesson is every block at its start)

@@ -153,9 +153,9 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 			if err != nil {
 				return s, false, err
 			}
-			if len(script.Events) > 0 { // only comments: the place's own script
-				s.events = script.Events
-			}
+			// Only comments: no events, which the engine refuses; a page
+			// redirects first, to script= (the place's own script).
+			s.events = append([]playground.Event{}, script.Events...)
 			redirect = redirect || s.scriptText() != text
 		}
 	}

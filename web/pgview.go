@@ -357,7 +357,11 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 	first := states[0]
 	for i, m := range sc.Messages {
 		ms := first.Messages[i]
-		mv := messageView{ID: m.ID, Status: messageStatus[ms.Status], Settled: ms.Acked()}
+		// Status and Settled follow the last step that concerned the
+		// message, as the page always has: after a second copy's late
+		// ack, "late ack refused" though ms.Acked (another worker's ack
+		// deleted it).
+		mv := messageView{ID: m.ID, Status: messageStatus[ms.Status], Settled: ms.Status == playground.StepAck}
 		if ms.Status == playground.StepDeliver {
 			mv.Status = "running on " + ms.Worker
 		}
