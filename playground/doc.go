@@ -21,10 +21,10 @@
 //
 // # The model
 //
-// Each handler gets its own ledger: an in-memory SQLite database
-// (file:/idemlab-ledger-N?vfs=memdb) restored from the scenario's template
-// with SQLite's backup API, kept alive by one pinned connection and freed
-// when the run ends (closing the last connection frees a memdb). Tables:
+// Each handler gets its own ledger: a real SQLite database file in WAL mode
+// (walfile.go), in a directory private to the process on tmpfs (/dev/shm),
+// written from the scenario's template image and removed when the run
+// ends. Tables:
 //
 //	accounts(id TEXT PRIMARY KEY, balance INTEGER)
 //	orders(id TEXT PRIMARY KEY, state TEXT, shipped_at INTEGER)
@@ -34,20 +34,29 @@
 // Each worker has its own connection with busy_timeout=0, opened on first
 // use; the first worker that needs one gets the pinned connection (it is
 // never closed before the run ends, whatever happens to that worker), the
-// janitor that prunes gets its own on the first prune. Statements run one at a time, synchronously, on the caller's
-// goroutine: there are no goroutines per worker. Locking is SQLite's own.
-// When a statement answers SQLITE_BUSY the worker is blocked (a "blocked"
-// step) and keeps its place:
+// janitor that prunes gets its own on the first prune. Statements run one
+// at a time, synchronously, on the caller's goroutine: there are no
+// goroutines per worker. Locking is SQLite's own, in WAL mode: a read never
+// waits and sees the last committed state (inside a transaction, the state
+// when the transaction first read); one connection writes at a time; BEGIN
+// IMMEDIATE takes the write lock at once. When a statement answers
+// SQLITE_BUSY the step is "blocked" and its note says why:
 //
+//   - outside a transaction, or in one that has not read yet, the worker
+//     waits for the writer and retries the statement;
+//   - in a transaction that has read, SQLite does not wait (once the writer
+//     commits, the snapshot is stale: SQLITE_BUSY_SNAPSHOT), so the worker
+//     that got BUSY rolls back and retries its transaction from its BEGIN;
 //   - during "step W" nothing else runs; the learner decides what runs next;
-//   - during deliver, redeliver, publish, replay and "finish W" the scheduler
-//     steps another worker that has a message in hand (workers not blocked
-//     first, in worker order; with a non-zero seed the order is rotated by a
-//     PCG generator seeded with (seed, handler index), so the seed matters
-//     when two or more workers could run), then retries;
-//   - deadlock policy: when every such worker is blocked, the blocked worker
-//     inside a transaction that blocked last is rolled back (a "deadlock"
-//     step) and retries its transaction from its BEGIN.
+//     during deliver, redeliver, publish, replay and "finish W" the
+//     scheduler steps another worker that has a message in hand (workers not
+//     blocked first, in worker order; with a non-zero seed the order is
+//     rotated by a PCG generator seeded with (seed, handler index), so the
+//     seed matters when two or more workers could run), then retries.
+//
+// TestLocking_DifferentialAgainstWALFiles runs random interleavings through
+// the engine and again, statement by statement, on real WAL database
+// files, and compares every outcome.
 //
 // The clock is in ticks (Scenario.TickUnit says what a tick stands for) and
 // only moves on "advance T" and when a redelivery waits for a lease to end;
@@ -193,7 +202,7 @@
 // the rows whose committed values changed during the event, and the range
 // of steps the event produced (the sequence diagram). Step kinds are the
 // Step* constants: deliver, sql, blocked, stop, filter-hit, ack, ack-lost,
-// ack-refused, crash, rollback, restart, abort, deadlock, lease-expired,
+// ack-refused, crash, rollback, restart, abort, lease-expired,
 // dead-letter, prune, clock, skip, note. A step's changes are the rows its
 // statement changed; inside a transaction they are "pending" (invisible to
 // other connections) until the COMMIT step lists them as "committed";

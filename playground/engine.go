@@ -71,7 +71,7 @@ type sim struct {
 	steps   []Step
 
 	delivered map[string]bool
-	effects   map[string][]int // message → steps whose commit changed a business figure
+	fx        *effectLedger // per message, how many times its effect is in the ledger
 	// effectPending: a commit changed a business figure; the step being
 	// recorded next is the one that made it.
 	effectPending bool
@@ -105,6 +105,7 @@ type msgState struct {
 	m          *Message
 	deliveries int
 	acked      bool
+	dead       bool // moved to the dead-letter queue
 	leaseEnd   int64
 }
 
@@ -115,7 +116,7 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	s := &sim{
 		ctx: ctx, sc: sc, h: h, l: l,
 		byName: map[string]*worker{}, msgs: map[string]*msgState{},
-		delivered: map[string]bool{}, effects: map[string][]int{}, changed: map[string]bool{},
+		delivered: map[string]bool{}, fx: newEffectLedger(sc), changed: map[string]bool{},
 	}
 	for _, name := range sc.Workers {
 		w := &worker{name: name, filter: map[string]bool{}}
@@ -312,7 +313,7 @@ func (s *sim) deliver(ev Event) *worker {
 		return nil
 	}
 	if ev.Kind == EventPublish {
-		m.acked, m.deliveries = false, 0
+		m.acked, m.dead, m.deliveries = false, false, 0
 		s.log = append(s.log, id)
 	} else if !contains(s.log, id) {
 		s.log = append(s.log, id)
@@ -324,6 +325,7 @@ func (s *sim) deliver(ev Event) *worker {
 		s.leasesRanOut(from)
 	}
 	if m.deliveries >= s.sc.Settings.MaxDeliveries {
+		m.dead = true
 		s.record(Step{Kind: StepDeadLetter, Message: id, Note: fmt.Sprintf("%s was delivered %d times: the broker moves it to the dead-letter queue", id, m.deliveries)})
 		return nil
 	}

@@ -391,7 +391,7 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 		add(Event{Kind: EventStep, Worker: w.name}, exploreBudget{})
 		if w.blockedAt > 0 {
 			// Every choice may wait on a lock: finish lets the scheduler
-			// and its deadlock policy decide.
+			// decide.
 			add(Event{Kind: EventFinish, Worker: w.name}, exploreBudget{})
 		}
 	}
@@ -557,6 +557,7 @@ func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
 			w.db.writeState(&b)
 		}
 	}
+	b.WriteString("|fx:" + s.fx.keyString())
 	for _, t := range tableOrder {
 		b.WriteString("|" + t + ":")
 		rows := s.l.rows(t)

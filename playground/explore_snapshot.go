@@ -9,7 +9,7 @@ type exploreSnapshot struct {
 	blockSeq  int
 	log       []string
 	delivered map[string]bool
-	effects   map[string][]int
+	fx        *effectLedger
 	msgs      map[string]msgState
 	filters   map[string]map[string]bool
 	steps     []Step
@@ -32,13 +32,10 @@ func (x *explorer) snapshot(s *sim) *exploreSnapshot {
 	}
 	snap := &exploreSnapshot{ledger: im,
 		now: s.now, event: s.event, blockSeq: s.blockSeq, log: append([]string(nil), s.log...),
-		delivered: map[string]bool{}, effects: map[string][]int{}, msgs: map[string]msgState{},
+		delivered: map[string]bool{}, fx: s.fx.clone(), msgs: map[string]msgState{},
 		filters: map[string]map[string]bool{}, steps: s.steps[:len(s.steps):len(s.steps)]}
 	for k, v := range s.delivered {
 		snap.delivered[k] = v
-	}
-	for k, v := range s.effects {
-		snap.effects[k] = append([]int(nil), v...)
 	}
 	for k, m := range s.msgs {
 		snap.msgs[k] = *m
@@ -84,9 +81,7 @@ func (x *explorer) restore(snap *exploreSnapshot) *sim {
 	for k, v := range snap.delivered {
 		s.delivered[k] = v
 	}
-	for k, v := range snap.effects {
-		s.effects[k] = append([]int(nil), v...)
-	}
+	s.fx = snap.fx.clone()
 	for k, m := range snap.msgs {
 		*s.msgs[k] = m
 	}

@@ -34,6 +34,9 @@ type statement struct {
 	Verb   string   // upper-case first keyword: SELECT, INSERT, BEGIN, …
 	Params []string // parameter names in order of first appearance, without ':'
 	Guard  string   // "", GuardStopIfNoRows or GuardStopIfFound
+	// Immediate: BEGIN IMMEDIATE or BEGIN EXCLUSIVE, which take the write
+	// lock at once.
+	Immediate bool
 }
 
 func (st *statement) isQuery() bool { return st.Verb == "SELECT" }
@@ -272,6 +275,9 @@ func (st *statement) fill(sqlText string) error {
 	st.Verb = strings.ToUpper(verb)
 	if !allowedVerbs[st.Verb] {
 		return fmt.Errorf("%s is not allowed; statements are SELECT, INSERT, UPDATE, DELETE, REPLACE, BEGIN, COMMIT, ROLLBACK", clip(verb))
+	}
+	if f := strings.Fields(strings.ToUpper(sqlText)); st.Verb == "BEGIN" && len(f) > 1 {
+		st.Immediate = f[1] == "IMMEDIATE" || f[1] == "EXCLUSIVE"
 	}
 	inString := false
 	for i := 0; i < len(sqlText); i++ {

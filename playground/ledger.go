@@ -61,21 +61,23 @@ func memdbURI(kind string) string {
 	return "file:/idemlab-" + kind + "-" + strconv.FormatInt(memdbSeq.Add(1), 10) + "?vfs=memdb"
 }
 
-// ledgerImage is a ledger's pages kept in a memdb database of their own,
-// with the Go mirror of its rows: a scenario's initial ledger (built once
-// per process from SQL, kept for the life of the process) or the checker's
-// copy of a run at a quiet moment. A ledger is restored from an image with
-// SQLite's backup API, which copies pages instead of re-running SQL.
+// ledgerImage is a ledger's pages kept in a WAL-mode database file of
+// their own (walfile.go), with the Go mirror of its rows: a scenario's
+// initial ledger (built once per process from SQL, kept for the life of the
+// process) or the checker's copy of a run at a quiet moment. A ledger is
+// restored from an image with SQLite's backup API, which copies pages
+// instead of re-running SQL; a new ledger is the template's bytes written
+// to a new file, which is cheaper still.
 type ledgerImage struct {
-	uri  string
-	keep driver.Conn // keeps the memdb alive
-	rows tableState
+	path  string
+	bytes []byte // the file's content, for templates: a new ledger's file
+	rows  tableState
 }
 
-// close frees the image's memdb.
+// close removes the image's file.
 func (im *ledgerImage) close() {
 	if im != nil {
-		im.keep.Close()
+		removeLedgerFile(im.path)
 	}
 }
 
@@ -95,21 +97,28 @@ func (s tableState) clone() tableState {
 
 // newLedgerTemplate builds a scenario's initial ledger from its SQL.
 func newLedgerTemplate(initSQL string) (*ledgerImage, error) {
-	uri := memdbURI("template")
-	c, err := sqliteDriver.Open(uri)
+	c, err := sqliteDriver.Open(memdbURI("template"))
 	if err != nil {
 		return nil, err
 	}
+	defer c.Close()
 	if err := execRaw(c, schemaSQL+initSQL); err != nil {
-		c.Close()
 		return nil, fmt.Errorf("template ledger: %w", err)
 	}
 	state, err := readTables(c)
 	if err != nil {
-		c.Close()
 		return nil, err
 	}
-	return &ledgerImage{uri: uri, keep: c, rows: state}, nil
+	image, err := c.(interface{ Serialize() ([]byte, error) }).Serialize()
+	if err != nil {
+		return nil, fmt.Errorf("template ledger: %w", err)
+	}
+	image = walImage(image)
+	path, err := newLedgerFile("template", image)
+	if err != nil {
+		return nil, err
+	}
+	return &ledgerImage{path: path, bytes: image, rows: state}, nil
 }
 
 func execRaw(c driver.Conn, q string, args ...driver.NamedValue) error {
@@ -161,15 +170,16 @@ func normalize(v any) any {
 	return v
 }
 
-// ledger is one run's private database: a pinned connection keeps the memdb
-// alive, each worker has its own connection, and the change hooks keep a Go
-// mirror of the committed rows so that snapshots never need a read lock.
+// ledger is one run's private database, a WAL-mode file (walfile.go): each
+// worker has its own connection, and the change hooks keep a Go mirror of
+// the committed rows so that snapshots never need a read.
 //
-// The pinned connection doubles as the first worker's connection (it is
-// never closed before the run ends, whatever happens to the worker), which
-// saves opening and reading the schema on one more connection per run.
+// The pinned connection, opened with the ledger, doubles as the first
+// worker's connection (it is never closed before the run ends, whatever
+// happens to the worker), which saves opening and reading the schema on one
+// more connection per run.
 type ledger struct {
-	uri       string
+	path      string
 	pinned    *dbConn
 	claimed   bool    // the pinned connection belongs to a worker
 	janitor   *dbConn // opened on the first prune
@@ -185,6 +195,9 @@ type dbConn struct {
 	name    string
 	message string // the message whose handler is running, tags changes
 	inTx    bool
+	// snapshot: the open transaction has read (or holds the write lock), so
+	// it sees the ledger as of that moment; writer: it holds the write lock.
+	snapshot, writer bool
 
 	pending      []rowChange // changes of the open transaction
 	stmt         []rowChange // changes of the statement being executed
@@ -196,9 +209,29 @@ type dbConn struct {
 // the engine told it with setInTransaction, or until a rollback).
 func (c *dbConn) inTransaction() bool { return c.inTx }
 
-// setInTransaction records that a BEGIN (true) or COMMIT/ROLLBACK (false)
-// ran on the connection.
-func (c *dbConn) setInTransaction(open bool) { c.inTx = open }
+// setInTransaction records that a BEGIN (true; immediate for BEGIN
+// IMMEDIATE or EXCLUSIVE, which take the write lock at once) or a
+// COMMIT/ROLLBACK (false) ran on the connection.
+func (c *dbConn) setInTransaction(open, immediate bool) {
+	c.inTx, c.snapshot, c.writer = open, open && immediate, open && immediate
+}
+
+// ranInTransaction records that a statement succeeded inside the open
+// transaction: its first read fixes the transaction's snapshot, its first
+// write (even one that changes no row) takes the write lock until it ends.
+func (c *dbConn) ranInTransaction(write bool) {
+	if c.inTx {
+		c.snapshot = true
+		c.writer = c.writer || write
+	}
+}
+
+// holdsSnapshot reports whether the open transaction has read: in WAL mode
+// it cannot wait for the write lock (SQLite answers SQLITE_BUSY at once).
+func (c *dbConn) holdsSnapshot() bool { return c.inTx && c.snapshot }
+
+// holdsWriteLock reports whether the connection's transaction holds the write lock.
+func (c *dbConn) holdsWriteLock() bool { return c.inTx && c.writer }
 
 // runsFor tags the changes the next statements make with a message id.
 func (c *dbConn) runsFor(message string) { c.message = message }
@@ -206,10 +239,12 @@ func (c *dbConn) runsFor(message string) { c.message = message }
 // writeState writes what of the connection a run's future depends on (its
 // open transaction and the changes it has not committed) for a state key.
 func (c *dbConn) writeState(b *bytes.Buffer) {
-	if c.inTx {
-		b.WriteByte('1')
-	} else {
-		b.WriteByte('0')
+	for _, f := range []bool{c.inTx, c.snapshot, c.writer} {
+		if f {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
 	}
 	for _, ch := range c.pending {
 		b.WriteString(ch.Table + ch.Op)
@@ -231,14 +266,19 @@ type rowChange struct {
 // openLedger opens a ledger restored from im. Its worker connections are
 // plain ones; a learner's handler runs on sandboxed ones (sandboxedConn).
 func openLedger(im *ledgerImage) (*ledger, error) {
-	l := &ledger{uri: memdbURI("ledger")}
-	c, err := sqliteDriver.Open(l.uri + workerPragmas)
+	bytes := im.bytes
+	if bytes == nil {
+		return nil, fmt.Errorf("open ledger: the image is not a template")
+	}
+	path, err := newLedgerFile("ledger", bytes)
 	if err != nil {
 		return nil, err
 	}
-	if err := copyPages(c, im.uri, true); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("restore ledger: %w", err)
+	l := &ledger{path: path}
+	c, err := sqliteDriver.Open(fileURI(path))
+	if err != nil {
+		removeLedgerFile(path)
+		return nil, err
 	}
 	openLedgers.Add(1)
 	l.committed = im.rows.clone()
@@ -246,8 +286,8 @@ func openLedger(im *ledgerImage) (*ledger, error) {
 	return l, nil
 }
 
-// copyPages copies every page of the memdb at uri into c's database
-// (restore) or of c's database into the memdb at uri (!restore), with
+// copyPages copies every page of the database at uri into c's database
+// (restore) or of c's database into the one at uri (!restore), with
 // SQLite's backup API.
 func copyPages(c driver.Conn, uri string, restore bool) error {
 	if u, ok := c.(interface{ Unwrap() driver.Conn }); ok {
@@ -293,16 +333,15 @@ func (l *ledger) image() (*ledgerImage, error) {
 	if !l.quiet() {
 		return nil, fmt.Errorf("image: a transaction is open")
 	}
-	uri := memdbURI("snapshot")
-	keep, err := sqliteDriver.Open(uri)
+	path, err := newLedgerFile("snapshot", nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := copyPages(l.pinned.conn, uri, false); err != nil {
-		keep.Close()
+	if err := copyPages(l.pinned.conn, fileURI(path), false); err != nil {
+		removeLedgerFile(path)
 		return nil, err
 	}
-	return &ledgerImage{uri: uri, keep: keep, rows: l.committed.clone()}, nil
+	return &ledgerImage{path: path, rows: l.committed.clone()}, nil
 }
 
 // reset puts a used ledger back to im, keeping its (possibly sandboxed)
@@ -314,9 +353,10 @@ func (l *ledger) reset(im *ledgerImage) error {
 		if c.inTx || len(c.pending) > 0 {
 			execRaw(c.conn, "ROLLBACK") // "no transaction is active" is fine
 		}
-		c.inTx, c.pending, c.stmt, c.message = false, nil, c.stmt[:0], ""
+		c.setInTransaction(false, false)
+		c.pending, c.stmt, c.message = nil, c.stmt[:0], ""
 	}
-	if err := copyPages(l.pinned.conn, im.uri, true); err != nil {
+	if err := copyPages(l.pinned.conn, fileURI(im.path), true); err != nil {
 		return err
 	}
 	l.committed = im.rows.clone()
@@ -336,10 +376,6 @@ func (l *ledger) openedConn(name string) *dbConn {
 // rows returns a table's committed rows (rowid → values); callers only read.
 func (l *ledger) rows(table string) map[int64][]any { return l.committed[table] }
 
-// workerPragmas: a lock conflict comes back at once as SQLITE_BUSY (no
-// waiting) and the scheduler decides what runs next.
-const workerPragmas = "&_pragma=busy_timeout(0)"
-
 // conn returns a worker's own connection: the pinned one for the first
 // worker that asks, a new one for the others.
 func (l *ledger) conn(name string) (*dbConn, error) {
@@ -348,7 +384,7 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 		l.pinned.name = name
 		return l.pinned, nil
 	}
-	c, err := sqliteDriver.Open(l.uri + workerPragmas)
+	c, err := sqliteDriver.Open(fileURI(l.path))
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +410,7 @@ func (l *ledger) sandboxedConn(name string) (*dbConn, error) {
 // not a worker), opened on first use.
 func (l *ledger) janitorConn() (*dbConn, error) {
 	if l.janitor == nil {
-		c, err := sqliteDriver.Open(l.uri + workerPragmas)
+		c, err := sqliteDriver.Open(fileURI(l.path))
 		if err != nil {
 			return nil, err
 		}
@@ -423,7 +459,8 @@ type execResult struct {
 	Rows      int64 // rows affected (writes)
 	Found     int64 // rows returned (queries)
 	Err       error
-	Busy      bool
+	Busy      bool        // SQLITE_BUSY, in any of its forms
+	Snapshot  bool        // SQLITE_BUSY_SNAPSHOT: the transaction's snapshot is stale
 	Changes   []rowChange // made by this statement (visible to its transaction)
 	Committed []rowChange // became visible to everyone with this statement
 	Reverted  []rowChange // undone by a rollback during this statement
@@ -460,6 +497,7 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 		var se *sqlite.Error
 		if errors.As(res.Err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
 			res.Busy = true
+			res.Snapshot = se.Code() == sqlite3.SQLITE_BUSY_SNAPSHOT
 		}
 	}
 	if res.Err == nil && len(c.stmt) > 0 {
@@ -469,7 +507,7 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 	if c.rollbackSeen {
 		res.Reverted = c.pending
 		c.pending = nil
-		c.inTx = false
+		c.setInTransaction(false, false)
 		return res
 	}
 	c.pending = append(c.pending, res.Changes...)
@@ -526,11 +564,12 @@ func renderTables(state tableState) []TableRows {
 	return out
 }
 
-// close closes every connection; closing the last one frees the memdb.
+// close closes every connection and removes the ledger's files.
 func (l *ledger) close() {
 	for i := len(l.conns) - 1; i >= 0; i-- {
 		l.conns[i].conn.Close()
 	}
 	l.conns = nil
+	removeLedgerFile(l.path)
 	openLedgers.Add(-1)
 }

@@ -24,9 +24,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // ones lessons rely on.
 func TestRun_Verdicts(t *testing.T) {
 	const (
-		ok   = VerdictOK
-		dup  = VerdictDuplicate
-		lost = VerdictLost
+		ok         = VerdictOK
+		dup        = VerdictDuplicate
+		lost       = VerdictLost
+		unexpected = VerdictUnexpected
 	)
 	want := map[string]map[string]string{
 		"lost-ack": {"increment": dup, "set-value": lost, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
@@ -49,6 +50,8 @@ func TestRun_Verdicts(t *testing.T) {
 			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok},
 		"crash-mid-handler": {"increment": ok, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
 			"mark-before": lost, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok},
+		"never-paid": {"increment": unexpected, "set-value": unexpected, "dedupe-tx": unexpected, "conditional": ok, "check-then-insert": unexpected,
+			"mark-before": unexpected, "mark-after": unexpected, "memory-filter": unexpected, "filter-dedupe": unexpected},
 	}
 	for _, sc := range Scenarios() {
 		for _, h := range Handlers() {
@@ -275,9 +278,10 @@ func TestRun_ImpossibleEventsAreSkips(t *testing.T) {
 	}
 }
 
-func TestRun_DeadlockIsResolved(t *testing.T) {
-	// A holds the write lock inside its transaction; B's deferred transaction
-	// has read (SHARED) and then wants to write: each waits for the other.
+// TestRun_BusyWorkerRollsBack: in WAL mode a transaction that has read and
+// then wants to write while another holds the write lock gets SQLITE_BUSY at
+// once; the worker that got it (not the lock holder) rolls back and retries.
+func TestRun_BusyWorkerRollsBack(t *testing.T) {
 	src := "@on credit\nBEGIN;\nSELECT balance FROM accounts WHERE id = :account_id;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
 	h, err := ParseHandler("read-then-write", src)
 	if err != nil {
@@ -289,17 +293,23 @@ func TestRun_DeadlockIsResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	ht := tr.Handlers[0]
-	var deadlocks, acks int
-	for _, st := range ht.Steps {
+	var acks int
+	var blockedBy, rolledBack []string
+	for i, st := range ht.Steps {
 		switch st.Kind {
-		case StepDeadlock:
-			deadlocks++
+		case StepBlocked:
+			blockedBy = append(blockedBy, st.Worker)
+			if !strings.Contains(st.Note, "cannot write") || i+1 >= len(ht.Steps) || ht.Steps[i+1].Kind != StepRollback {
+				t.Errorf("blocked step %d (%q) is not followed by its worker's rollback", st.Index, st.Note)
+			}
+		case StepRollback:
+			rolledBack = append(rolledBack, st.Worker)
 		case StepAck:
 			acks++
 		}
 	}
-	if deadlocks == 0 || acks != 2 {
-		t.Errorf("deadlocks %d, acks %d; want at least one deadlock and two acks", deadlocks, acks)
+	if len(blockedBy) == 0 || blockedBy[0] != "B" || len(rolledBack) == 0 || rolledBack[0] != "B" || acks != 2 {
+		t.Errorf("blocked %v, rolled back %v, acks %d; want B blocked and rolled back (A holds the lock), two acks", blockedBy, rolledBack, acks)
 	}
 	if ht.Verdict != VerdictDuplicate {
 		t.Errorf("verdict %s, want %s (two copies, no dedupe)", ht.Verdict, VerdictDuplicate)
@@ -411,7 +421,7 @@ func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 
 func TestScenarios_Catalogue(t *testing.T) {
 	names := []string{"lost-ack", "crash-before-ack", "lease-expiry", "webhook-retry", "concurrent-duplicate",
-		"topic-replay", "early-prune", "restart-filter", "order-shipping", "crash-mid-handler"}
+		"topic-replay", "early-prune", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid"}
 	var got []string
 	for _, sc := range Scenarios() {
 		got = append(got, sc.Name)
@@ -586,7 +596,9 @@ func TestRun_RandomScripts(t *testing.T) {
 			for _, f := range ht.Frames {
 				steps += f.StepCount
 			}
-			if steps != len(ht.Steps) || ht.OK == (len(ht.Violations) > 0) {
+			diverged := ht.Verdict == VerdictDuplicate || ht.Verdict == VerdictLost || ht.Verdict == VerdictUnexpected
+			if steps != len(ht.Steps) || ht.OK != (ht.Verdict == VerdictOK) || diverged != (len(ht.Violations) > 0) ||
+				(ht.Verdict == VerdictPending) != (!diverged && len(ht.DeadLettered) == 0 && len(ht.InFlight) > 0) {
 				t.Fatalf("%s × %s, %q: frames cover %d of %d steps; ok %v, violations %v", sc.Name, h, script, steps, len(ht.Steps), ht.OK, ht.Violations)
 			}
 		}
@@ -654,5 +666,75 @@ func TestRun_SeedChoosesAmongWorkers(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Errorf("12 seeds gave %d schedule(s); want the seed to choose", len(seen))
+	}
+}
+
+// TestRun_PerMessageVerdicts pins the verdicts that come from per-message
+// accounting, not from the final figures: a loss and duplicates that
+// cancel out, messages in flight, a committed duplicate while another
+// message is in flight, dead letters, and orders that were never paid.
+func TestRun_PerMessageVerdicts(t *testing.T) {
+	alwaysFails, err := ParseHandler("always-fails", "@on credit\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, NULL);\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, scenario, handler, script string
+		custom                          *Handler
+		verdict                         string
+		violations                      []string // kind:message, in order
+		inFlight, deadLettered          []string
+	}{
+		{"LossAndDuplicatesCancelOut", "topic-replay", "mark-before",
+			"deliver msg-1 lose-ack; deliver msg-2 lose-ack; advance 1; prune older-than 0; redeliver msg-1; redeliver msg-2; deliver msg-3 crash-after 2; redeliver msg-3",
+			nil, VerdictDuplicate, []string{"duplicate-effect:msg-1", "duplicate-effect:msg-2", "lost-effect:msg-3"}, nil, nil},
+		{"CrashedBeforeTheEffectIsPending", "crash-mid-handler", "dedupe-tx", "deliver msg-1 crash-after 2",
+			nil, VerdictPending, nil, []string{"msg-1"}, nil},
+		{"MarkedButNotAppliedIsPendingUntilRedelivered", "crash-mid-handler", "mark-before", "deliver msg-1 crash-after 2",
+			nil, VerdictPending, nil, []string{"msg-1"}, nil},
+		{"MarkedButNotAppliedIsLostOnceAcked", "crash-mid-handler", "mark-before", "deliver msg-1 crash-after 2; redeliver msg-1",
+			nil, VerdictLost, []string{"lost-effect:msg-1"}, nil, nil},
+		{"CommittedDuplicateDivergesWhileInFlight", "lost-ack", "increment", "deliver msg-1 lose-ack; redeliver msg-1 lose-ack; start msg-2 on B",
+			nil, VerdictDuplicate, []string{"duplicate-effect:msg-1"}, []string{"msg-1", "msg-2"}, nil},
+		{"AppliedButNotAckedIsPending", "crash-before-ack", "increment", "deliver msg-1 crash-before-ack",
+			nil, VerdictPending, nil, []string{"msg-1"}, nil},
+		{"DeadLetteredIsItsOwnOutcome", "lost-ack", "", "deliver msg-1; redeliver msg-1; redeliver msg-1; redeliver msg-1; redeliver msg-1; redeliver msg-1",
+			alwaysFails, VerdictDeadLettered, nil, nil, []string{"msg-1"}},
+		{"UnpaidOrdersShipNothingAndAck", "never-paid", "conditional", "",
+			nil, VerdictOK, nil, nil, nil},
+		{"ShippingAnUnpaidOrderIsUnexpected", "never-paid", "increment", "deliver ship-2",
+			nil, VerdictUnexpected, []string{"unexpected-effect:ship-2"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Scenario: tt.scenario, Script: tt.script}
+			if tt.custom != nil {
+				req.Custom = []*Handler{tt.custom}
+			} else {
+				req.Handlers = []string{tt.handler}
+			}
+			tr, err := Run(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ht := tr.Handlers[0]
+			var vs, inFlight, dead []string
+			for _, v := range ht.Violations {
+				vs = append(vs, v.Kind+":"+v.MessageID)
+			}
+			for _, m := range ht.InFlight {
+				inFlight = append(inFlight, m.MessageID)
+			}
+			for _, m := range ht.DeadLettered {
+				dead = append(dead, m.MessageID)
+			}
+			if ht.Verdict != tt.verdict || !reflect.DeepEqual(vs, tt.violations) || !reflect.DeepEqual(inFlight, tt.inFlight) || !reflect.DeepEqual(dead, tt.deadLettered) {
+				t.Errorf("verdict %s, violations %v, in flight %v, dead-lettered %v; want %s, %v, %v, %v (expected %v, actual %v)",
+					ht.Verdict, vs, inFlight, dead, tt.verdict, tt.violations, tt.inFlight, tt.deadLettered, ht.Expected, ht.Actual)
+			}
+			if ht.OK != (tt.verdict == VerdictOK) {
+				t.Errorf("ok = %v with verdict %s", ht.OK, ht.Verdict)
+			}
+		})
 	}
 }

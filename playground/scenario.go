@@ -215,6 +215,20 @@ var scenarioList = []*Scenario{
 		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
 		TickUnit:      "second",
 	},
+	{
+		Name:  "never-paid",
+		Title: "Already shipped, never paid, cancelled: all ack",
+		Story: "The warehouse receives ship messages for three orders: one paid, one whose payment never went through, one the customer cancelled. " +
+			"A message for an order that is not paid must ship nothing, and must still be acked, or the broker redelivers it until it lands in the dead-letter queue. " +
+			"A redelivered message for an order already shipped is the same case: the guard WHERE state = 'paid' changes no row, and the handler acks.",
+		Handlers:      []string{"increment", "conditional"},
+		DefaultScript: "deliver ship-1 lose-ack; deliver ship-2; deliver ship-3; redeliver ship-1 to B",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{ship("ship-1", "ord-1"), ship("ship-2", "ord-2"), ship("ship-3", "ord-3")},
+		Orders:        []Order{{"ord-1", "paid"}, {"ord-2", "pending"}, {"ord-3", "cancelled"}},
+		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit:      "second",
+	},
 }
 
 var scenarioByName = func() map[string]*Scenario {

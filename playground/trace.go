@@ -36,33 +36,50 @@ type EventInfo struct {
 
 // HandlerTrace is one handler's run against its own fresh ledger.
 type HandlerTrace struct {
-	Name            string      `json:"name"`
-	Description     string      `json:"description"`
-	Idempotent      bool        `json:"idempotent"`
-	Why             string      `json:"why"`
-	OK              bool        `json:"ok"`      // the final ledger equals the expected one
-	Verdict         string      `json:"verdict"` // ok, duplicate-effect or lost-effect
-	Violations      []Violation `json:"violations"`
-	FirstDivergence *Divergence `json:"first_divergence"`
-	Expected        []Figure    `json:"expected"`
-	Actual          []Figure    `json:"actual"`
-	Ledger          []TableRows `json:"ledger"` // final committed rows
-	Frames          []Frame     `json:"frames"` // one per event
-	Steps           []Step      `json:"steps"`
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	Idempotent  bool        `json:"idempotent"`
+	Why         string      `json:"why"`
+	OK          bool        `json:"ok"`      // every message settled, each took effect as its business rule says, and the figures agree
+	Verdict     string      `json:"verdict"` // one of the Verdict… words
+	Violations  []Violation `json:"violations"`
+	// InFlight lists the delivered messages the broker still owes (leased,
+	// lease run out, ack lost, crashed before the ack): not yet judged.
+	InFlight []MessageOutcome `json:"in_flight"`
+	// DeadLettered lists the messages the broker gave up on.
+	DeadLettered    []MessageOutcome `json:"dead_lettered"`
+	FirstDivergence *Divergence      `json:"first_divergence"`
+	Expected        []Figure         `json:"expected"`
+	Actual          []Figure         `json:"actual"`
+	Ledger          []TableRows      `json:"ledger"` // final committed rows
+	Frames          []Frame          `json:"frames"` // one per event
+	Steps           []Step           `json:"steps"`
 
 	messages, workers []string // the scenario's, for BrokerAt
 }
 
-// Verdict words.
+// Verdict words. A handler with a violation diverged, and its verdict is
+// the kind of its earliest violation; without one, a dead-lettered message
+// makes it dead-lettered, a message in flight pending, else it is ok.
 const (
-	VerdictOK        = "ok"
-	VerdictDuplicate = "duplicate-effect"
-	VerdictLost      = "lost-effect"
+	VerdictOK           = "ok"
+	VerdictDuplicate    = "duplicate-effect"  // a message took effect more than once
+	VerdictLost         = "lost-effect"       // a settled message that must take effect took none
+	VerdictUnexpected   = "unexpected-effect" // a message whose business rule says "no effect" took one (shipped an unpaid order)
+	VerdictPending      = "pending"           // no violation yet, but the broker still owes a delivery
+	VerdictDeadLettered = "dead-lettered"     // the broker gave up on a message after its maximum deliveries
 )
+
+// MessageOutcome is a message that is not settled as acked: in flight or
+// dead-lettered, and why.
+type MessageOutcome struct {
+	MessageID string `json:"message_id"`
+	Detail    string `json:"detail"`
+}
 
 // Violation explains a divergence by message.
 type Violation struct {
-	Kind      string `json:"kind"` // duplicate-effect or lost-effect
+	Kind      string `json:"kind"` // duplicate-effect, lost-effect or unexpected-effect
 	MessageID string `json:"message_id"`
 	Step      int    `json:"step"`  // 1-based index into steps
 	Event     int    `json:"event"` // 1-based event index
@@ -124,17 +141,16 @@ type Row struct {
 const (
 	StepDeliver      = "deliver"       // the broker hands a message to a worker
 	StepSQL          = "sql"           // one handler statement ran
-	StepBlocked      = "blocked"       // SQLITE_BUSY: the worker waits, the statement will be retried
+	StepBlocked      = "blocked"       // SQLITE_BUSY: the worker waits and retries, or (its transaction has read) a rollback follows
 	StepStop         = "stop"          // a guard stopped the handler (open transaction rolled back)
 	StepFilterHit    = "filter-hit"    // the in-process filter knew the id
 	StepAck          = "ack"           // the broker accepted the ack
 	StepAckLost      = "ack-lost"      // the ack never reached the broker
 	StepAckRefused   = "ack-refused"   // the lease had ended; the broker refused the late ack
 	StepCrash        = "crash"         // the worker died (a rollback step follows if a transaction was open)
-	StepRollback     = "rollback"      // an open transaction rolled back (crash, failure)
+	StepRollback     = "rollback"      // an open transaction rolled back (crash, failure, SQLITE_BUSY)
 	StepRestart      = "restart"       // the worker restarted (filter lost)
 	StepAbort        = "abort"         // a statement failed; the handler gave up without acking
-	StepDeadlock     = "deadlock"      // every worker blocked; one was rolled back to retry
 	StepLeaseExpired = "lease-expired" // a lease ran out
 	StepDeadLetter   = "dead-letter"   // too many deliveries: not delivered again
 	StepPrune        = "prune"         // the janitor deleted old dedupe rows

@@ -6,23 +6,19 @@ import (
 )
 
 // committed is told about every commit: it marks changed rows for the
-// frame and counts, per message, the commits that changed a business figure.
+// frame and keeps the per-message account of effects.
 func (s *sim) committed(changes []rowChange) {
-	effective := map[string]bool{}
 	for _, ch := range changes {
 		if ch.After != nil {
 			s.changed[ch.Table+"/"+rowKey(ch.Table, ch.NewRowID, ch.After)] = true
 		} else {
 			s.changed[ch.Table+"/"+rowKey(ch.Table, ch.OldRowID, ch.Before)] = true
 		}
-		if ch.Message != "" && isBusinessChange(ch) {
-			effective[ch.Message] = true
-		}
-	}
-	for id := range effective {
 		// The commit belongs to the step being recorded next.
-		s.effects[id] = append(s.effects[id], len(s.steps)+1)
-		s.effectPending = true
+		s.fx.record(s.sc, ch, len(s.steps)+1)
+		if ch.Message != "" && isBusinessChange(ch) {
+			s.effectPending = true
+		}
 	}
 }
 
@@ -42,6 +38,17 @@ func isBusinessChange(ch rowChange) bool {
 // expected applies each message delivered so far exactly once, in publish
 // order, to the initial ledger: the scenario's reference semantics.
 func (s *sim) expected() []Figure {
+	figs, _ := s.reference(nil)
+	return figs
+}
+
+// reference applies each delivered message exactly once, in publish order,
+// to the initial ledger, skipping those in skip, under the business rules:
+// a credit adds its amount; a ship message ships an order in state 'paid'
+// (state 'shipped', one shipment) and changes nothing for an order never
+// paid, cancelled or already shipped. It returns the figures and, per
+// message, whether it must take effect.
+func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
 	balances := map[string]int64{}
 	states := map[string]string{}
 	shipped := map[string]int64{}
@@ -51,16 +58,21 @@ func (s *sim) expected() []Figure {
 	for _, o := range s.sc.Orders {
 		states[o.ID] = o.State
 	}
+	applies := map[string]bool{}
 	for _, m := range s.sc.Messages {
-		if !s.delivered[m.ID] {
+		if !s.delivered[m.ID] || skip[m.ID] {
 			continue
 		}
 		switch m.Kind {
 		case KindCredit:
 			balances[m.AccountID] += m.Amount
+			applies[m.ID] = true
 		case KindShip:
-			states[m.OrderID] = "shipped"
-			shipped[m.OrderID] = 1
+			if states[m.OrderID] == "paid" {
+				states[m.OrderID] = "shipped"
+				shipped[m.OrderID] = 1
+				applies[m.ID] = true
+			}
 		}
 	}
 	out := make([]Figure, 0, len(s.sc.Accounts)+len(s.sc.Orders))
@@ -70,7 +82,7 @@ func (s *sim) expected() []Figure {
 	for _, o := range s.sc.Orders {
 		out = append(out, Figure{Table: "orders", Key: o.ID, Value: shipped[o.ID], State: states[o.ID]})
 	}
-	return out
+	return out, applies
 }
 
 // actual reads the same figures from the committed ledger.
@@ -106,64 +118,94 @@ func (s *sim) actual() []Figure {
 	return out
 }
 
-// verdict compares the final ledger with the expected one and, when they
-// differ, explains the difference per message.
+// verdict is per-message accounting. Every delivered message whose business
+// rule says it takes effect must have taken effect exactly once, every one
+// whose rule says "no effect" none; a message the broker still owes is in
+// flight and not judged yet (unless it already took effect twice); a
+// dead-lettered message is its own outcome. The figures must then agree
+// with the expected ledger of the settled messages.
 func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 	ht.Violations = []Violation{}
-	ht.OK = figuresEqual(ht.Expected, ht.Actual)
-	ht.Verdict = VerdictOK
-	if ht.OK {
-		return
-	}
+	ht.InFlight, ht.DeadLettered = []MessageOutcome{}, []MessageOutcome{}
+	_, applies := s.reference(nil)
+	accounts := s.account(applies)
+	unsettled := map[string]bool{} // in flight or dead-lettered, and not applied
 	for _, m := range s.sc.Messages {
 		if !s.delivered[m.ID] {
 			continue
 		}
-		switch eff := s.effects[m.ID]; {
-		case len(eff) > 1:
-			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: eff[1],
-				Detail: fmt.Sprintf("%s applied %d times", m.ID, len(eff))})
-		case len(eff) == 0:
+		st, acc := s.msgs[m.ID], accounts[m.ID]
+		inFlight := !st.acked && !st.dead
+		if st.dead {
+			ht.DeadLettered = append(ht.DeadLettered, MessageOutcome{MessageID: m.ID,
+				Detail: fmt.Sprintf("%s was dead-lettered after %d failed deliveries", m.ID, st.deliveries)})
+		} else if inFlight {
+			ht.InFlight = append(ht.InFlight, MessageOutcome{MessageID: m.ID, Detail: s.inFlightWhy(m.ID)})
+		}
+		switch {
+		case acc.unexpectedAt > 0:
+			ht.Violations = append(ht.Violations, Violation{Kind: VerdictUnexpected, MessageID: m.ID, Step: acc.unexpectedAt,
+				Detail: fmt.Sprintf("%s shipped order %s, which was not paid: it must change nothing", m.ID, m.OrderID)})
+		case acc.times < 0:
+			// The figure is unexplained: the figure comparison below judges it.
+		case acc.times > 1:
+			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: acc.twiceAt,
+				Detail: fmt.Sprintf("%s applied %d times", m.ID, acc.times)})
+		case acc.applies && acc.times == 0 && (inFlight || st.dead):
+			unsettled[m.ID] = true
+		case acc.applies && acc.times == 0 && acc.droppedAt > 0:
+			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: acc.droppedAt,
+				Detail: m.ID + "'s effect was overwritten by a stale write"})
+		case acc.applies && acc.times == 0:
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: s.skippedAt(m.ID),
-				Detail: m.ID + " never applied"})
+				Detail: m.ID + " was acked but never applied"})
 		}
 	}
-	// A figure below what is expected with no lost message means an effect
-	// was overwritten (a stale absolute value written after a newer one):
-	// blame the newest delivered message on that figure.
-	for i := range ht.Expected {
-		e, a := ht.Expected[i], ht.Actual[i]
-		if e == a || (a.Value > e.Value && a.State == e.State) {
+	// The figures, against the ledger of the messages that settled: a
+	// figure below that with no lost message means an effect was
+	// overwritten (a stale absolute value written after a newer one).
+	settled, _ := s.reference(unsettled)
+	for i := range settled {
+		e, a := settled[i], ht.Actual[i]
+		if e == a {
 			continue
 		}
 		newest := ""
 		for _, m := range s.sc.Messages {
-			if s.delivered[m.ID] && figureOf(m) == e.Table+"/"+e.Key {
+			if s.delivered[m.ID] && !unsettled[m.ID] && figureOf(m) == e.Table+"/"+e.Key {
 				newest = m.ID
 			}
 		}
-		if newest == "" || hasViolation(ht.Violations, VerdictLost, newest) {
+		if hasViolationOn(ht.Violations, e, s.sc) {
 			continue
 		}
-		ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: newest, Step: s.lastWriteStep(e),
-			Detail: fmt.Sprintf("%s's effect was overwritten: %s, expected %s", newest, a, e)})
-	}
-	// The verdict follows the first figure that differs (figuresVerdict).
-	ht.Verdict = figuresVerdict(ht.Expected, ht.Actual)
-	if len(ht.Violations) == 0 {
-		ht.Violations = append(ht.Violations, Violation{Kind: ht.Verdict, Step: len(s.steps), Detail: "the ledger differs from the expected one"})
-	}
-	sort.SliceStable(ht.Violations, func(i, j int) bool {
-		a, b := ht.Violations[i], ht.Violations[j]
-		if a.Step != b.Step {
-			return a.Step < b.Step
+		kind, detail := VerdictLost, fmt.Sprintf("the ledger shows %s, expected %s", a, e)
+		if a.Value > e.Value && a.State == e.State {
+			kind = VerdictDuplicate
+		} else if newest != "" {
+			detail = fmt.Sprintf("%s's effect was overwritten: %s, expected %s", newest, a, e)
 		}
-		return a.Kind == ht.Verdict && b.Kind != ht.Verdict
-	})
+		ht.Violations = append(ht.Violations, Violation{Kind: kind, MessageID: newest, Step: s.lastWriteStep(e), Detail: detail})
+	}
+	sort.SliceStable(ht.Violations, func(i, j int) bool { return ht.Violations[i].Step < ht.Violations[j].Step })
 	for i := range ht.Violations {
 		if st := ht.Violations[i].Step; st > 0 {
 			ht.Violations[i].Event = s.steps[st-1].Event
 		}
+	}
+	switch {
+	case len(ht.Violations) > 0:
+		ht.Verdict = ht.Violations[0].Kind
+	case len(ht.DeadLettered) > 0:
+		ht.Verdict = VerdictDeadLettered
+	case len(ht.InFlight) > 0:
+		ht.Verdict = VerdictPending
+	default:
+		ht.Verdict = VerdictOK
+	}
+	ht.OK = ht.Verdict == VerdictOK
+	if len(ht.Violations) == 0 {
+		return
 	}
 	v := ht.Violations[0]
 	d := &Divergence{Step: v.Step, Event: v.Event, MessageID: v.MessageID, Kind: v.Kind, Detail: v.Detail}
@@ -171,6 +213,42 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 		d.EventText = script.Events[v.Event-1].String()
 	}
 	ht.FirstDivergence = d
+}
+
+// inFlightWhy says why the broker still owes a delivery of the message.
+func (s *sim) inFlightWhy(id string) string {
+	if w := s.holder(s.msgs[id]); w != nil {
+		return fmt.Sprintf("%s is still being handled by %s", id, w.name)
+	}
+	for i := len(s.steps) - 1; i >= 0; i-- {
+		st := s.steps[i]
+		if st.Message != id {
+			continue
+		}
+		switch st.Kind {
+		case StepAckLost:
+			return id + "'s ack was lost: the broker will deliver it again when its lease ends"
+		case StepAckRefused:
+			return id + "'s late ack was refused: the broker will deliver it again"
+		case StepCrash:
+			return fmt.Sprintf("%s crashed before acking %s: the broker will deliver it again when its lease ends", st.Worker, id)
+		case StepAbort:
+			return id + "'s handler failed without acking: the broker will deliver it again"
+		case StepDeliver, StepLeaseExpired:
+			return id + " was delivered and not acked yet: the broker will deliver it again when its lease ends"
+		}
+	}
+	return id + " is not acked yet"
+}
+
+// hasViolationOn reports whether a violation already names a message on the figure.
+func hasViolationOn(vs []Violation, f Figure, sc *Scenario) bool {
+	for _, v := range vs {
+		if m := sc.Message(v.MessageID); m != nil && figureOf(*m) == f.Table+"/"+f.Key {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *sim) lastStepOf(id string) int {
@@ -210,15 +288,6 @@ func figureOf(m Message) string {
 		return "orders/" + m.OrderID
 	}
 	return "accounts/" + m.AccountID
-}
-
-func hasViolation(vs []Violation, kind, id string) bool {
-	for _, v := range vs {
-		if v.Kind == kind && v.MessageID == id {
-			return true
-		}
-	}
-	return false
 }
 
 func figuresEqual(a, b []Figure) bool {

@@ -7,8 +7,9 @@ import (
 )
 
 // runToCompletion runs w to its ack (or crash). When w is blocked by a lock,
-// the scheduler steps another worker that has a message in hand; when every
-// such worker is blocked, breakDeadlock rolls one back.
+// the scheduler steps another worker that has a message in hand. In WAL mode
+// the writer that holds the lock is never blocked, so someone can always
+// move; the scheduler gives up only if the lock holder cannot run.
 func (s *sim) runToCompletion(w *worker) error {
 	for n := 0; w.job != nil; n++ {
 		if n > maxSchedulerRuns {
@@ -24,7 +25,7 @@ func (s *sim) runToCompletion(w *worker) error {
 		}
 		moved := false
 		for _, o := range s.schedulerOrder(w) {
-			s.record(Step{Kind: StepNote, Worker: o.name, Note: fmt.Sprintf("%s waits for a lock: the scheduler runs %s", w.name, o.name)})
+			s.record(Step{Kind: StepNote, Worker: o.name, Note: fmt.Sprintf("%s cannot go on yet: the scheduler runs %s", w.name, o.name)})
 			out, err := s.stepWorker(o)
 			if err != nil {
 				return err
@@ -35,10 +36,8 @@ func (s *sim) runToCompletion(w *worker) error {
 			}
 		}
 		if !moved {
-			if !s.breakDeadlock() {
-				s.record(Step{Kind: StepNote, Worker: w.name, Note: "the scheduler gave up: the lock holder cannot run"})
-				return nil
-			}
+			s.record(Step{Kind: StepNote, Worker: w.name, Note: "the scheduler gave up: the lock holder cannot run"})
+			return nil
 		}
 	}
 	return nil
@@ -65,25 +64,41 @@ func (s *sim) schedulerOrder(except *worker) []*worker {
 	return append(free, waiting...)
 }
 
-// breakDeadlock applies the deadlock policy: of the blocked workers inside a
-// transaction, the one that blocked last is rolled back and retries its
-// transaction from BEGIN. It reports false when nobody can be rolled back.
-func (s *sim) breakDeadlock() bool {
-	var victim *worker
+// busy records a statement that SQLite answered with SQLITE_BUSY. In WAL
+// mode only a write can get it: one connection at a time may write. A
+// worker outside a transaction, or in one that has not read yet, waits and
+// retries the statement (a busy handler would). A transaction that has
+// already read cannot wait its way out: once the writer commits, its
+// snapshot is stale and SQLite refuses it the write lock for good
+// (SQLITE_BUSY_SNAPSHOT), so SQLite does not wait, and the worker that got
+// BUSY rolls back and retries its transaction from BEGIN.
+func (s *sim) busy(w *worker, st Step, res execResult) {
+	j := w.job
+	st.Kind = StepBlocked
+	st.Error = res.Err.Error()
+	holder := "another connection"
 	for _, o := range s.workers {
-		if o.job != nil && o.blockedAt > 0 && o.db != nil && o.db.inTransaction() && (victim == nil || o.blockedAt > victim.blockedAt) {
-			victim = o
+		if o != w && o.db != nil && o.db.holdsWriteLock() {
+			holder = o.name
 		}
 	}
-	if victim == nil {
-		return false
+	s.blockSeq++
+	w.blockedAt = s.blockSeq
+	if !w.db.holdsSnapshot() {
+		st.Note = fmt.Sprintf("%s waits: %s holds the write lock, and SQLite lets one connection write at a time (readers never wait); %s will retry this statement", w.name, holder, w.name)
+		s.record(st)
+		return
 	}
-	st := s.rollback(victim)
-	st.Kind = StepDeadlock
-	st.Note = fmt.Sprintf("every worker waits for another's lock: %s blocked last, so its transaction is rolled back and retried from statement %d", victim.name, victim.job.txStart+1)
-	victim.job.pc = victim.job.txStart
-	victim.blockedAt = 0
-	return true
+	retry := fmt.Sprintf("rolls back and will retry its transaction from statement %d", j.txStart+1)
+	if res.Snapshot {
+		st.Note = fmt.Sprintf("%s cannot write: another worker committed after %s's transaction first read the ledger, and SQLite never lets a transaction write on a stale snapshot (SQLITE_BUSY_SNAPSHOT); %s %s", w.name, w.name, w.name, retry)
+	} else {
+		st.Note = fmt.Sprintf("%s cannot write: %s holds the write lock, and %s's transaction has already read; waiting cannot help (its snapshot would be stale once %s commits), so SQLite answers SQLITE_BUSY at once and %s %s", w.name, holder, w.name, holder, w.name, retry)
+	}
+	s.record(st)
+	r := s.rollback(w)
+	r.Kind, r.Note = StepRollback, w.name+"'s transaction rolls back after SQLITE_BUSY"
+	j.pc = j.txStart
 }
 
 // rollback rolls back w's open transaction and records the step (not yet
@@ -94,7 +109,7 @@ func (s *sim) rollback(w *worker) *Step {
 		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
 	}
 	res := w.db.exec(s.ctx, "ROLLBACK", nil, false)
-	w.db.setInTransaction(false)
+	w.db.setInTransaction(false, false)
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 	}
@@ -135,12 +150,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	st := Step{Kind: StepSQL, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
 		Statement: j.pc + 1, Line: stmt.Line, SQL: stmt.SQL, Args: args}
 	if res.Busy {
-		st.Kind = StepBlocked
-		st.Error = res.Err.Error()
-		st.Note = w.name + " waits: another connection holds a lock it needs"
-		s.blockSeq++
-		w.blockedAt = s.blockSeq
-		s.record(st)
+		s.busy(w, st, res)
 		return blocked, nil
 	}
 	w.blockedAt = 0
@@ -158,10 +168,12 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	}
 	switch stmt.Verb {
 	case "BEGIN":
-		w.db.setInTransaction(true)
+		w.db.setInTransaction(true, stmt.Immediate)
 		j.txStart = j.pc
 	case "COMMIT", "END", "ROLLBACK":
-		w.db.setInTransaction(false)
+		w.db.setInTransaction(false, false)
+	default:
+		w.db.ranInTransaction(!stmt.isQuery())
 	}
 	if stmt.isQuery() {
 		st.RowsFound = ptr(res.Found)

@@ -182,8 +182,6 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 			why = st.Note
 		}
 		mark(w, "cross", "abort: "+truncate(why, 40))
-	case playground.StepDeadlock:
-		mark(w, "cross", "deadlock: rolled back")
 	case playground.StepStop:
 		mark(w, "ring", "stop: already handled")
 	case playground.StepFilterHit:

@@ -1,0 +1,230 @@
+package playground
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// effectLedger is the per-message account of a run: which messages' effects
+// the committed ledger holds, and how many times. It is kept from the
+// commits the change hooks report, so a verdict can say "msg-1 lost,
+// msg-2 applied twice" even when the balance happens to come out right.
+//
+// A credit is in a balance once for each commit that added its amount to
+// its account. A commit that writes the balance the account had after the
+// message in publish order (an absolute value, as set-value writes) leaves
+// exactly the messages up to it in the balance, once each: a stale copy
+// written after a newer message takes the newer one out. Any other change
+// makes the balance unexplained, and the verdict falls back to comparing
+// the figure. A ship message is in an order once for each of its shipment
+// rows that is still there.
+type effectLedger struct {
+	accounts  map[string]*accountEffects
+	shipments map[int64]shipmentEffect // shipments rowid → who inserted it
+}
+
+type accountEffects struct {
+	explained bool
+	applied   map[string]int // message → times its credit is in the balance
+	twiceAt   map[string]int // message → step of the commit that put it in a second time
+	droppedAt map[string]int // message → step of the commit that took it out
+}
+
+type shipmentEffect struct {
+	order, message string
+	step           int
+}
+
+func newEffectLedger(sc *Scenario) *effectLedger {
+	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}}
+	for _, a := range sc.Accounts {
+		e.accounts[a.ID] = &accountEffects{explained: true, applied: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
+	}
+	return e
+}
+
+func (e *effectLedger) clone() *effectLedger {
+	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}}
+	for id, a := range e.accounts {
+		c := &accountEffects{explained: a.explained, applied: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
+		for k, v := range a.applied {
+			c.applied[k] = v
+		}
+		for k, v := range a.twiceAt {
+			c.twiceAt[k] = v
+		}
+		for k, v := range a.droppedAt {
+			c.droppedAt[k] = v
+		}
+		out.accounts[id] = c
+	}
+	for k, v := range e.shipments {
+		out.shipments[k] = v
+	}
+	return out
+}
+
+// record takes one committed row change, made by step.
+func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
+	switch ch.Table {
+	case "accounts":
+		key := ch.Before
+		if key == nil {
+			key = ch.After
+		}
+		a := e.accounts[fmt.Sprint(key[0])]
+		if a == nil {
+			return // a row the scenario does not have: not a figure
+		}
+		if ch.Before == nil || ch.After == nil {
+			a.explained = false // the account row itself appeared or vanished
+			return
+		}
+		before, _ := ch.Before[1].(int64)
+		after, _ := ch.After[1].(int64)
+		if before == after && fmt.Sprint(ch.Before[1]) == fmt.Sprint(ch.After[1]) {
+			return
+		}
+		m := sc.Message(ch.Message)
+		if m == nil || m.Kind != KindCredit || m.AccountID != fmt.Sprint(key[0]) {
+			a.explained = false
+			return
+		}
+		if _, isInt := ch.After[1].(int64); isInt && after-before == m.Amount {
+			a.applied[m.ID]++
+			if a.applied[m.ID] == 2 {
+				a.twiceAt[m.ID] = step
+			}
+			return
+		}
+		if _, isInt := ch.After[1].(int64); isInt && after == m.Balance {
+			// An absolute write: the messages up to m, once each.
+			inPrefix := true
+			for _, o := range sc.Messages {
+				if o.Kind != KindCredit || o.AccountID != m.AccountID {
+					continue
+				}
+				if inPrefix {
+					a.applied[o.ID] = 1
+				} else if a.applied[o.ID] > 0 {
+					a.applied[o.ID] = 0
+					a.droppedAt[o.ID] = step
+				}
+				if o.ID == m.ID {
+					inPrefix = false
+				}
+			}
+			a.explained = true
+			return
+		}
+		a.explained = false
+	case "shipments":
+		switch ch.Op {
+		case "insert":
+			e.shipments[ch.NewRowID] = shipmentEffect{order: fmt.Sprint(ch.After[0]), message: ch.Message, step: step}
+		case "delete":
+			delete(e.shipments, ch.OldRowID)
+		default:
+			delete(e.shipments, ch.OldRowID)
+			e.shipments[ch.NewRowID] = shipmentEffect{order: fmt.Sprint(ch.After[0]), message: ch.Message, step: step}
+		}
+	}
+}
+
+// shipmentsOf lists the order's live shipments, oldest first.
+func (e *effectLedger) shipmentsOf(order string) []shipmentEffect {
+	var out []shipmentEffect
+	for _, s := range e.shipments {
+		if s.order == order {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].step < out[j].step })
+	return out
+}
+
+// keyString is the account for the explorer's state hash: two runs with the
+// same rows but different messages in a balance are different states.
+func (e *effectLedger) keyString() string {
+	var b strings.Builder
+	ids := make([]string, 0, len(e.accounts))
+	for id := range e.accounts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a := e.accounts[id]
+		fmt.Fprintf(&b, "%s:%v:", id, a.explained)
+		ms := make([]string, 0, len(a.applied))
+		for m, n := range a.applied {
+			if n > 0 {
+				ms = append(ms, fmt.Sprintf("%s×%d", m, n))
+			}
+		}
+		sort.Strings(ms)
+		b.WriteString(strings.Join(ms, ","))
+		b.WriteByte('|')
+	}
+	ships := make([]string, 0, len(e.shipments))
+	for _, s := range e.shipments {
+		ships = append(ships, s.order+"←"+s.message)
+	}
+	sort.Strings(ships)
+	b.WriteString(strings.Join(ships, ","))
+	return b.String()
+}
+
+// messageAccount is one delivered message's outcome in the final ledger.
+type messageAccount struct {
+	applies      bool // its business rule says it takes effect
+	times        int  // how many times its effect is in the ledger; -1 when the figure is unexplained
+	twiceAt      int  // step that put it in a second time
+	droppedAt    int
+	unexpectedAt int // step of an effect it must not have had
+}
+
+// account tells how many times each delivered message's effect is in the
+// committed ledger, against its business rule.
+func (s *sim) account(applies map[string]bool) map[string]messageAccount {
+	out := map[string]messageAccount{}
+	orderState := map[string]string{}
+	for _, v := range s.l.committed["orders"] {
+		orderState[fmt.Sprint(v[0])] = fmt.Sprint(v[1])
+	}
+	for _, m := range s.sc.Messages {
+		if !s.delivered[m.ID] {
+			continue
+		}
+		acc := messageAccount{applies: applies[m.ID]}
+		switch m.Kind {
+		case KindCredit:
+			a := s.fx.accounts[m.AccountID]
+			if a == nil || !a.explained {
+				acc.times = -1
+				break
+			}
+			acc.times, acc.twiceAt, acc.droppedAt = a.applied[m.ID], a.twiceAt[m.ID], a.droppedAt[m.ID]
+		case KindShip:
+			ships := s.fx.shipmentsOf(m.OrderID)
+			if !acc.applies {
+				for _, sh := range ships {
+					if sh.message == m.ID {
+						acc.unexpectedAt = sh.step
+						break
+					}
+				}
+				break
+			}
+			acc.times = len(ships)
+			if len(ships) > 1 {
+				acc.twiceAt = ships[1].step
+			}
+			if orderState[m.OrderID] != "shipped" {
+				acc.times = 0
+			}
+		}
+		out[m.ID] = acc
+	}
+	return out
+}

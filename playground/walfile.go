@@ -1,0 +1,76 @@
+package playground
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// Ledgers are real SQLite database files in WAL mode, the mode production
+// SQLite applications run in, so that locking is SQLite's own: readers never
+// wait, a read transaction sees its snapshot, one writer at a time, and a
+// transaction that read before another's commit cannot write
+// (SQLITE_BUSY_SNAPSHOT). The in-memory memdb VFS cannot do WAL: it locks
+// like a rollback journal, where a reader waits for a writer's commit.
+//
+// The files live in a directory private to the process, on tmpfs
+// (/dev/shm) where there is one, so they are memory, not the server's disk;
+// each ledger's files are removed when the ledger closes. A new ledger is
+// the scenario's template image written to a new file (a few KiB), which is
+// cheaper than a backup.
+
+// ledgerDir is the process's private directory for ledger files.
+var ledgerDir = sync.OnceValues(func() (string, error) {
+	parent := os.TempDir()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		parent = "/dev/shm"
+	}
+	dir, err := os.MkdirTemp(parent, "idemlab-ledgers-")
+	if err != nil {
+		return "", fmt.Errorf("ledger directory: %w", err)
+	}
+	return dir, nil
+})
+
+// walImage turns a serialized database into one that opens in WAL mode:
+// bytes 18 and 19 of the header are the read and write format versions, 2
+// meaning WAL.
+func walImage(image []byte) []byte {
+	out := append([]byte(nil), image...)
+	if len(out) > 19 {
+		out[18], out[19] = 2, 2
+	}
+	return out
+}
+
+// newLedgerFile writes image to a new file in the ledger directory and
+// returns its path.
+func newLedgerFile(kind string, image []byte) (string, error) {
+	dir, err := ledgerDir()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, kind+"-"+strconv.FormatInt(memdbSeq.Add(1), 10)+".db")
+	if err := os.WriteFile(path, image, 0o600); err != nil {
+		return "", fmt.Errorf("ledger file: %w", err)
+	}
+	return path, nil
+}
+
+// removeLedgerFile removes a ledger's database, WAL and shared-memory files.
+func removeLedgerFile(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + suffix)
+	}
+}
+
+// fileURI is the driver's name for a ledger file, with the pragmas every
+// connection to it gets: a lock conflict comes back at once as SQLITE_BUSY
+// (the scheduler decides what runs next), and no fsync (the file is
+// memory and dies with the run; synchronous changes durability, not
+// locking).
+func fileURI(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(0)&_pragma=synchronous(off)"
+}
