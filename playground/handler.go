@@ -112,6 +112,9 @@ func parseHandler(name, source string) (*Handler, int, error) {
 	if err := checkHandlerName(name); err != nil {
 		return nil, 0, err
 	}
+	if i := strings.IndexByte(source, 0); i >= 0 {
+		return nil, strings.Count(source[:i], "\n") + 1, fmt.Errorf("a NUL byte: SQLite would stop reading the statement there; remove it")
+	}
 	if len(source) > maxHandlerBytes {
 		return nil, 0, fmt.Errorf("the source is %d bytes; the limit is %d", len(source), maxHandlerBytes)
 	}
@@ -216,10 +219,13 @@ func parseHandler(name, source string) (*Handler, int, error) {
 			continue
 		}
 		pendingText.WriteString(line)
-		if !strings.HasSuffix(line, ";") {
+		if !strings.Contains(line, ";") || !sqlComplete(pendingText.String()+"\n") {
 			continue
 		}
-		sqlText := strings.TrimSpace(strings.TrimSuffix(pendingText.String(), ";"))
+		sqlText, err := splitStatement(pendingText.String())
+		if err != nil {
+			return nil, pending.Line, err
+		}
 		if err := pending.fill(sqlText); err != nil {
 			return nil, pending.Line, err
 		}
@@ -231,6 +237,9 @@ func parseHandler(name, source string) (*Handler, int, error) {
 		pending = nil
 	}
 	if pending != nil {
+		if strings.HasSuffix(strings.TrimSpace(pendingText.String()), ";") {
+			return nil, pending.Line, fmt.Errorf("unterminated string literal, quoted name or comment: SQLite reads the final ';' as part of it")
+		}
 		return nil, pending.Line, fmt.Errorf("the statement does not end with ';'")
 	}
 	if line, err := checkTransactions(h.sections[section]); err != nil {
@@ -279,32 +288,12 @@ func (st *statement) fill(sqlText string) error {
 	if f := strings.Fields(strings.ToUpper(sqlText)); st.Verb == "BEGIN" && len(f) > 1 {
 		st.Immediate = f[1] == "IMMEDIATE" || f[1] == "EXCLUSIVE"
 	}
-	inString := false
-	for i := 0; i < len(sqlText); i++ {
-		c := sqlText[i]
-		switch {
-		case c == '\'':
-			inString = !inString
-		case inString:
-		case c == ';':
-			return fmt.Errorf("one statement per step: end each statement with ';' at the end of a line")
-		case c == ':' || c == '@' || c == '$' || c == '?':
-			j := i + 1
-			for j < len(sqlText) && (sqlText[j] == '_' || sqlText[j] >= 'a' && sqlText[j] <= 'z' || sqlText[j] >= 'A' && sqlText[j] <= 'Z' || sqlText[j] >= '0' && sqlText[j] <= '9') {
-				j++
-			}
-			p := sqlText[i+1 : j]
-			if c != ':' || !contains(handlerParams, p) {
-				return fmt.Errorf("unknown parameter %s; parameters are :%s", clip(sqlText[i:j]), strings.Join(handlerParams, ", :"))
-			}
-			if !contains(st.Params, p) {
-				st.Params = append(st.Params, p)
-			}
-			i = j - 1
+	for _, p := range sqlParams(sqlText) {
+		name := p[1:]
+		if p[0] != ':' || !contains(handlerParams, name) {
+			return fmt.Errorf("unknown parameter %s; parameters are :%s", clip(p), strings.Join(handlerParams, ", :"))
 		}
-	}
-	if inString {
-		return fmt.Errorf("unterminated string literal")
+		st.Params = append(st.Params, name)
 	}
 	return nil
 }

@@ -113,8 +113,19 @@ func TestParseHandler_Errors(t *testing.T) {
 		{"UnknownDirective", "@retry 3\nSELECT 1;", "line 1: unknown directive @retry"},
 		{"TwiceDescription", "@description a\n@description b\nSELECT 1;", "line 2: @description given twice (first on line 1)"},
 		{"HugeValue", "UPDATE accounts SET id = zeroblob(1000000000);", "line 1: the function zeroblob is not allowed; functions are abs, avg,"},
-		{"Recursive", "SELECT (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c);", "line 1: recursive queries are not allowed"},
+		{"Recursive", "SELECT (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c);", "line 1: reading c is refused"},
 		{"Unterminated", "UPDATE accounts SET id = 'x;", "line 1: unterminated string literal"},
+		// SQLite splits statements: a quote in an identifier or a comment
+		// does not hide a second statement from the engine.
+		{"QuoteInIdentifierHidesNothing", `UPDATE accounts SET balance = 1 WHERE "it's" = 1; DELETE FROM accounts;`, "line 1: one statement per step"},
+		{"QuoteInCommentHidesNothing", "UPDATE accounts SET balance = 1 /* it's */; DELETE FROM accounts;", "line 1: one statement per step"},
+		{"QuoteInLineCommentHidesNothing", "UPDATE accounts SET balance = 1 -- it's\n; DELETE FROM accounts;", "line 1: one statement per step"},
+		{"NUL", "UPDATE accounts SET balance = 1;\n\x00DELETE FROM accounts;", "line 2: a NUL byte"},
+		{"JSONEach", "SELECT 1 FROM json_each('[1,2]');", "line 1: reading json_each is refused"},
+		{"JSONTree", "SELECT count(*) FROM accounts, json_tree('[1]');", "line 1: reading json_tree is refused"},
+		{"DBStat", "SELECT count(*) FROM dbstat;", "line 1: reading dbstat is refused"},
+		{"DBPage", "SELECT 1 FROM sqlite_dbpage;", "line 1: reading sqlite_dbpage is refused"},
+		{"PragmaTable", "SELECT 1 FROM pragma_table_info('accounts');", "line 1: reading pragma_table_info is refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +141,34 @@ func TestParseHandler_Errors(t *testing.T) {
 	}
 	if _, err := ParseHandler("Bad Name", "SELECT 1;"); err == nil {
 		t.Error("a bad name is accepted")
+	}
+}
+
+// TestParseHandler_SQLiteSplits: what SQLite reads as one statement is one
+// step, whatever quotes and semicolons it holds.
+func TestParseHandler_SQLiteSplits(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"SemicolonInString", "UPDATE accounts SET id = 'a;b' WHERE id = :account_id;", "UPDATE accounts SET id = 'a;b' WHERE id = :account_id"},
+		{"SemicolonInStringAcrossLines", "UPDATE accounts SET id = 'a;\nb' WHERE id = :account_id;", "UPDATE accounts SET id = 'a;\nb' WHERE id = :account_id"},
+		{"QuotedIdentifier", `SELECT "balance" FROM accounts WHERE id = :account_id;`, `SELECT "balance" FROM accounts WHERE id = :account_id`},
+		{"TrailingComment", "UPDATE accounts SET balance = 1 WHERE id = :account_id; -- done", "UPDATE accounts SET balance = 1 WHERE id = :account_id"},
+		{"ParamInStringIsText", "UPDATE accounts SET id = ':nope' WHERE id = :account_id;", "UPDATE accounts SET id = ':nope' WHERE id = :account_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := ParseHandler("mine", tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts, _ := h.statementsFor(KindCredit)
+			if len(stmts) != 1 || stmts[0].SQL != tt.want {
+				var got []string
+				for _, st := range stmts {
+					got = append(got, st.SQL)
+				}
+				t.Errorf("statements %q, want one: %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -86,13 +86,15 @@ func sandboxAuthorizer(denied func(why string)) func(sqlite.AuthorizerActionCode
 		case sqlite.AuthSelect, sqlite.AuthTransaction:
 			return sqlite.AuthorizerOK
 		case sqlite.AuthRead:
-			// A ledger table (schema main), or a common table expression
-			// or an eponymous virtual table (no schema); of those, the
-			// pragma_* tables run a PRAGMA, which SQLite would authorize
-			// only when the statement runs, so they are refused here, as
-			// sqlite_* tables are.
-			if dbName == "main" && !isLedgerTable(arg1) || dbName == "" && isSystemTable(arg1) {
-				return deny(rowsOnly)
+			// Only the ledger's tables. A common table expression or a
+			// subquery is never reported as a read; what else is read is
+			// an eponymous virtual table, a table-valued function
+			// (json_each, json_tree, dbstat, sqlite_dbpage, pragma_*),
+			// which the function allow-list never sees, so it is refused
+			// by its table name here, with or without a column read.
+			if !isLedgerTable(arg1) {
+				// (A recursive CTE is reported as a read of its own name.)
+				return deny(fmt.Sprintf("reading %s is refused: statements may read only the ledger's tables (%s); table-valued functions and recursive queries are not allowed", arg1, strings.Join(tableOrder, ", ")))
 			}
 			return sqlite.AuthorizerOK
 		case sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete:
@@ -115,11 +117,6 @@ func sandboxAuthorizer(denied func(why string)) func(sqlite.AuthorizerActionCode
 func isLedgerTable(name string) bool {
 	_, ok := tableColumns[strings.ToLower(name)]
 	return ok
-}
-
-func isSystemTable(name string) bool {
-	name = strings.ToLower(name)
-	return strings.HasPrefix(name, "pragma_") || strings.HasPrefix(name, "sqlite_")
 }
 
 // sandboxConfine fences one raw connection. It must run after the schema and
