@@ -74,7 +74,7 @@
 //     "-"), title, goal, scenarios, invariants, bounds (workers, messages,
 //     max_events, crashes, lost_acks, expiries, duplicates, publishes,
 //     replays, restarts, prunes, interleave, advance, max_clock,
-//     retry_window), start and solution (handler scripts, best written as
+//     retry_window, replay_window, max_id_age), start and solution (handler scripts, best written as
 //     literal blocks "start: |" so that a mistake is reported on its own
 //     file line), and hints (optional). Keys are strict: an unknown key is
 //     a problem that names the likely typo. The block becomes a Block of its

@@ -47,7 +47,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 			"01-a.md:13: exercise: missing \"start\"\n" +
 			"01-a.md:13: exercise: missing \"solution\""},
 		{"exercise-nested", "01-a.md:13: a ```exercise block must be at the top level of the lesson, not inside a list or quote"},
-		{"exercise-solution-fails", "01-a.md:25: exercise ex-a: solution: the solution does not pass: deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150 (schedule: deliver msg-1 lose-ack; redeliver msg-1)"},
+		{"exercise-solution-fails", "01-a.md:25: exercise ex-a: solution: the solution does not pass: deliver msg-1 to A; A's ack is lost; redeliver msg-1 to A → msg-1 credited 2 times to acc-1, expected once (schedule: deliver msg-1 lose-ack; redeliver msg-1)"},
 		{"exercise-start-passes", "01-a.md:22: exercise ex-a: start: the starting script already holds in all 12 schedules: there is nothing for the learner to fix"},
 		{"exercise-unknown-key", "01-a.md:18: exercise: unknown key \"invariant\": did you mean \"invariants\"?\n" +
 			"01-a.md:21: exercise: bounds: unknown key \"lost_ack\": did you mean \"lost_acks\"?\n" +

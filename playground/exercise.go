@@ -81,6 +81,12 @@ type ExploreBounds struct {
 	MaxClock int64 `yaml:"max_clock" json:"max_clock"`
 	// RetryWindow: the producer only retries (publish) up to this tick (0: any time).
 	RetryWindow int64 `yaml:"retry_window" json:"retry_window"`
+	// ReplayWindow: the consumer only rewinds (replay) up to this tick (0: any time).
+	ReplayWindow int64 `yaml:"replay_window" json:"replay_window"`
+	// MaxIDAge bounds the dedupe table's storage: once a handler has run
+	// this many ticks after an id was recorded, the id must be gone
+	// (0: no bound).
+	MaxIDAge int64 `yaml:"max_id_age" json:"max_id_age"`
 }
 
 // Invariants an exercise can require of every settled schedule.
@@ -172,8 +178,8 @@ func (e *Exercise) Validate() error {
 	if len(b.Advance) > 0 && b.MaxClock <= 0 {
 		return fail("bounds.max_clock", "needed with advance: the last tick a schedule may reach")
 	}
-	if b.MaxClock < 0 || b.RetryWindow < 0 {
-		return fail("bounds", "max_clock and retry_window cannot be negative")
+	if b.MaxClock < 0 || b.RetryWindow < 0 || b.ReplayWindow < 0 || b.MaxIDAge < 0 {
+		return fail("bounds", "max_clock, retry_window, replay_window and max_id_age cannot be negative")
 	}
 	if len(e.Hints) > exerciseMaxHints {
 		return fail("hints", "%d hints; at most %d", len(e.Hints), exerciseMaxHints)
@@ -278,4 +284,60 @@ func figureBroken(inv string, sc *Scenario, e, a Figure) string {
 		return fmt.Sprintf("%s balance %d, expected %d", e.Key, a.Value, e.Value)
 	}
 	return ""
+}
+
+// Describe says in words which faults and schedules the checker explores,
+// for the exercise's page: "Checked against every schedule of at most 10
+// events with 2 workers …".
+func (b ExploreBounds) Describe(sc []string) string {
+	b = b.withDefaults()
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf(many, n))
+		}
+	}
+	add(b.Crashes, "a worker that crashes at any point", "up to %d crashes at any point")
+	add(b.LostAcks, "an ack that never reaches the broker", "up to %d lost acks")
+	add(b.Expiries, "a lease that runs out while its worker is still running, so a second copy arrives while the first is still being handled", "up to %d leases that run out while their worker is still running")
+	add(b.Duplicates, "a second copy handed out while the first is still leased", "up to %d second copies handed out while the first is still leased")
+	add(b.Publishes, "the producer sending a message again", "up to %d republished messages")
+	add(b.Replays, "the topic replayed from the start", "up to %d replays from the start")
+	add(b.Restarts, "a worker restart that empties its memory", "up to %d worker restarts")
+	add(b.Prunes, "the janitor pruning the dedupe table", "up to %d prunes by the janitor")
+	workers := "one worker"
+	if b.Workers > 1 {
+		workers = fmt.Sprintf("%d workers", b.Workers)
+	}
+	how := "each delivery runs whole"
+	if b.Interleave {
+		how = "their statements interleaved in every order"
+	}
+	out := fmt.Sprintf("The checker tries every schedule of at most %d events on %s, with %s (%s)", b.MaxEvents, strings.Join(sc, ", "), workers, how)
+	if len(parts) > 0 {
+		out += ", including " + joinAnd(parts)
+	}
+	out += "."
+	if len(b.Advance) > 0 {
+		ticks := make([]string, len(b.Advance))
+		for i, t := range b.Advance {
+			ticks[i] = fmt.Sprint(t)
+		}
+		out += fmt.Sprintf(" The clock may jump by %s ticks, up to tick %d", strings.Join(ticks, " or "), b.MaxClock)
+		if b.RetryWindow > 0 {
+			out += fmt.Sprintf("; the producer retries up to tick %d", b.RetryWindow)
+		}
+		if b.ReplayWindow > 0 {
+			out += fmt.Sprintf("; a replay can happen up to tick %d", b.ReplayWindow)
+		}
+		out += "."
+	}
+	if b.MaxIDAge > 0 {
+		out += fmt.Sprintf(" Storage is bounded: once the handler runs %d ticks after an id was recorded, that id must be gone.", b.MaxIDAge)
+	}
+	out += " Every message must be acked, never dead-lettered, and take effect exactly as its business rule says."
+	return out
 }

@@ -324,9 +324,11 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 			cn = &exploreNode{settled: x.settled(s)}
 			x.nodes[k] = cn
 		}
-		if cn.settled && (!seen || !x.prune) {
-			x.schedules++
-			if inv, detail := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual()); inv != "" {
+		if !seen || !x.prune {
+			if cn.settled {
+				x.schedules++
+			}
+			if inv, detail := x.broken(s, cn.settled); inv != "" {
 				x.failure = &exploreFailure{events: child, invariant: inv, detail: detail}
 				x.release(s)
 				s = nil
@@ -452,14 +454,17 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 			}
 		}
 	}
-	if bud.replays > 0 && len(busy) == 0 && len(s.log) > 0 {
+	if bud.replays > 0 && len(busy) == 0 && len(s.log) > 0 && (x.b.ReplayWindow == 0 || s.now <= x.b.ReplayWindow) {
 		add(Event{Kind: EventReplay}, exploreBudget{replays: 1})
 	}
 	if bud.prunes > 0 {
 		add(Event{Kind: EventPrune}, exploreBudget{prunes: 1})
 	}
+	// The clock jumps between deliveries, not under a running handler: a
+	// handler takes seconds, the jumps are hours or days (a lease that runs
+	// out under a slow handler is an expiry, not a jump).
 	for _, t := range x.b.Advance {
-		if s.now+t <= x.b.MaxClock {
+		if s.now+t <= x.b.MaxClock && len(busy) == 0 {
 			add(Event{Kind: EventAdvance, N: t}, exploreBudget{})
 		}
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // evaluate runs a whole schedule on a fresh ledger and reports whether it
-// is a real, settled schedule that breaks an invariant; s is returned for
+// is a real schedule that breaks a rule (broken); s is returned for
 // the story (the caller closes it).
 func (x *explorer) evaluate(events []Event) (*sim, *exploreFailure, error) {
 	s, err := x.newSim()
@@ -24,11 +24,7 @@ func (x *explorer) evaluate(events []Event) (*sim, *exploreFailure, error) {
 			return nil, nil, err
 		}
 	}
-	if !x.settled(s) {
-		x.release(s)
-		return nil, nil, nil
-	}
-	inv, detail := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual())
+	inv, detail := x.broken(s, x.settled(s))
 	if inv == "" {
 		x.release(s)
 		return nil, nil, nil

@@ -145,10 +145,10 @@ func TestCheck_CounterexampleReplaysInThePlayground(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	ce := res.Counterexample
-	if want := "deliver msg-1 to A crash-after 2; redeliver msg-1 to A"; ce.Script != want {
+	if want := "start msg-1 on A; step A 2; crash A; redeliver msg-1 to A"; ce.Script != want {
 		t.Errorf("script %q, want %q", ce.Script, want)
 	}
-	if want := "deliver msg-1 to A; A crashes after step 2; redeliver msg-1 to A → acc-1 balance 100, expected 180"; ce.Story != want {
+	if want := "A receives msg-1; A runs lines 3 and 5; A crashes; redeliver msg-1 to A → acc-1 balance 100, expected 180"; ce.Story != want {
 		t.Errorf("story %q, want %q", ce.Story, want)
 	}
 	// The schedule runs in the playground with the learner's handler.
@@ -218,7 +218,7 @@ func TestExercise_ValidateNamesTheField(t *testing.T) {
 		{"no invariant", func(e *Exercise) { e.Invariants = nil }, "invariants"},
 		{"long schedules", func(e *Exercise) { e.Bounds.MaxEvents = 99 }, "bounds.max_events"},
 		{"big budget", func(e *Exercise) { e.Bounds.Crashes = 9 }, "bounds.crashes"},
-		{"interleave alone", func(e *Exercise) { e.Bounds.Interleave = true }, "bounds.interleave"},
+		{"interleave alone", func(e *Exercise) { e.Bounds.Interleave, e.Bounds.Workers = true, 1 }, "bounds.interleave"},
 		{"advance without clock", func(e *Exercise) { e.Bounds.Advance = []int64{10} }, "bounds.max_clock"},
 		{"empty hint", func(e *Exercise) { e.Hints = []string{""} }, "hints[0]"},
 		{"broken start", func(e *Exercise) { e.Start = "@on credit\nUPDATE nowhere SET x = 1;\n" }, "start: handler mine, line 2: no such table"},
@@ -414,5 +414,104 @@ func TestCheck_RestartsAndExpiries(t *testing.T) {
 		if !pass.Passed {
 			t.Errorf("%s: %s failed: %+v %+v", c.scenario, c.pass, pass.Error, pass.Counterexample)
 		}
+	}
+}
+
+// mutationGroup is one entry of testdata/mutations.yaml: handlers that the
+// named exercises must refuse, and handlers they must pass.
+type mutationGroup struct {
+	Exercises []string `yaml:"exercises"`
+	Wrong     []struct {
+		Name   string `yaml:"name"`
+		Source string `yaml:"source"`
+	} `yaml:"wrong"`
+	Right []struct {
+		Name   string `yaml:"name"`
+		Source string `yaml:"source"`
+	} `yaml:"right"`
+}
+
+// TestCheck_MutationSuite runs the catalogue in testdata/mutations.yaml:
+// every exercise refuses at least 8 plausible wrong handlers, each with a
+// counterexample, and passes at least 6 correct handlers written
+// differently from its solution.
+func TestCheck_MutationSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs about a hundred checks")
+	}
+	b, err := os.ReadFile("testdata/mutations.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { checkTimeout = d }(checkTimeout)
+	checkTimeout = time.Minute // verdicts, not speed: the benchmarks measure that
+	var groups []mutationGroup
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&groups); err != nil {
+		t.Fatal(err)
+	}
+	wrong, right := map[string]int{}, map[string]int{}
+	for _, g := range groups {
+		for _, id := range g.Exercises {
+			wrong[id] += len(g.Wrong)
+			right[id] += len(g.Right)
+			ex := exerciseByID(t, id)
+			for _, m := range g.Wrong {
+				t.Run(id+"/wrong/"+m.Name, func(t *testing.T) {
+					res, err := Check(context.Background(), ex, m.Source)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Passed || res.Counterexample == nil {
+						t.Errorf("passed %v, error %+v: a wrong handler must be refused with a counterexample", res.Passed, res.Error)
+					}
+				})
+			}
+			for _, m := range g.Right {
+				t.Run(id+"/right/"+m.Name, func(t *testing.T) {
+					res, err := Check(context.Background(), ex, m.Source)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !res.Passed {
+						ce := ""
+						if res.Counterexample != nil {
+							ce = res.Counterexample.Script + " → " + res.Counterexample.Violation
+						}
+						t.Errorf("refused: %s %+v", ce, res.Error)
+					}
+				})
+			}
+		}
+	}
+	for _, ex := range exerciseFixtures(t) {
+		if wrong[ex.ID] < 8 || right[ex.ID] < 6 {
+			t.Errorf("exercise %s: %d wrong and %d right handlers; want at least 8 and 6", ex.ID, wrong[ex.ID], right[ex.ID])
+		}
+	}
+}
+
+// TestCheck_BoundedStorage: with bounds.max_id_age a handler that never
+// prunes its dedupe table is refused, and one that keeps ids exactly as
+// long as a copy can come back passes.
+func TestCheck_BoundedStorage(t *testing.T) {
+	ex := exerciseByID(t, "dedupe-retention")
+	ex.Bounds = ExploreBounds{Workers: 1, Messages: 2, MaxEvents: 5, LostAcks: 1,
+		Advance: []int64{72, 96}, MaxClock: 216, MaxIDAge: 200}
+	neverPrunes := "@on credit\nBEGIN;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
+	res, err := Check(context.Background(), ex, neverPrunes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || res.Counterexample == nil || res.Counterexample.Invariant != RuleBoundedStorage {
+		t.Errorf("never pruning: passed %v, counterexample %+v; want refused by %s", res.Passed, res.Counterexample, RuleBoundedStorage)
+	}
+	res, err = Check(context.Background(), ex, ex.Solution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Passed {
+		t.Errorf("the solution is refused: %+v", res.Counterexample)
 	}
 }

@@ -168,6 +168,10 @@ func hostileHandlers(dir string) []struct{ name, source string } {
 func TestSandbox_RefusesHostileHandlers(t *testing.T) {
 	dir := t.TempDir()
 	ex := exerciseByID(t, "dedupe-credit")
+	// One worker, whole deliveries: the first delivery reaches the hostile
+	// statement (with two copies at once, a duplicate's constraint failure
+	// would be the counterexample first).
+	ex.Bounds = ExploreBounds{Workers: 1, MaxEvents: 6, Crashes: 1, LostAcks: 1}
 	ctx := context.Background()
 
 	// Other learners: plain runs and a check, in a loop until the end.

@@ -167,8 +167,8 @@ var scenarioList = []*Scenario{
 			"Retention must outlast every way a message can come back; brandur's idempotency keys are kept 72 hours for that reason.",
 		Handlers:      []string{"dedupe-tx", "conditional"},
 		DefaultScript: "deliver pay-1 lose-ack; advance 48; prune; publish pay-1",
-		Workers:       []string{"A"},
-		Messages:      []Message{credit("pay-1", "acc-1", 900)},
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("pay-1", "acc-1", 900), credit("pay-2", "acc-1", 300)},
 		Accounts:      []Account{{"acc-1", 1000}},
 		Settings:      BrokerSettings{LeaseTicks: 1, MaxDeliveries: 5, RetentionTicks: 24},
 		TickUnit:      "hour",
@@ -218,14 +218,14 @@ var scenarioList = []*Scenario{
 	{
 		Name:  "never-paid",
 		Title: "Already shipped, never paid, cancelled: all ack",
-		Story: "The warehouse receives ship messages for three orders: one paid, one whose payment never went through, one the customer cancelled. " +
+		Story: "The warehouse receives ship messages for three orders: one whose payment never went through, one the customer cancelled, one paid. " +
 			"A message for an order that is not paid must ship nothing, and must still be acked, or the broker redelivers it until it lands in the dead-letter queue. " +
 			"A redelivered message for an order already shipped is the same case: the guard WHERE state = 'paid' changes no row, and the handler acks.",
 		Handlers:      []string{"increment", "conditional"},
-		DefaultScript: "deliver ship-1 lose-ack; deliver ship-2; deliver ship-3; redeliver ship-1 to B",
+		DefaultScript: "deliver ship-3 lose-ack; deliver ship-1; deliver ship-2; redeliver ship-3 to B",
 		Workers:       []string{"A", "B"},
 		Messages:      []Message{ship("ship-1", "ord-1"), ship("ship-2", "ord-2"), ship("ship-3", "ord-3")},
-		Orders:        []Order{{"ord-1", "paid"}, {"ord-2", "pending"}, {"ord-3", "cancelled"}},
+		Orders:        []Order{{"ord-1", "pending"}, {"ord-2", "cancelled"}, {"ord-3", "paid"}},
 		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
 		TickUnit:      "second",
 	},

@@ -1,0 +1,104 @@
+package playground
+
+import "fmt"
+
+// Rules every exercise enforces besides its invariants, named like them in
+// a counterexample.
+const (
+	// RuleAckedNotRetried: a handler acks every message, a copy of one it
+	// already handled included; a handler that fails (a constraint it
+	// trips on a duplicate, say) makes the broker redeliver the message
+	// until it is dead-lettered.
+	RuleAckedNotRetried = "acked-not-retried"
+	// RuleBoundedStorage: with bounds.max_id_age, the dedupe table does
+	// not keep an id forever.
+	RuleBoundedStorage = "bounded-storage"
+)
+
+// broken reports the first rule the run breaks, and says how: a handler
+// that failed without acking, or a message dead-lettered (always); a
+// message whose effect is in the ledger twice, or an effect its business
+// rule forbids (as soon as it commits, settled or not, when the invariants
+// care about duplicates); and, once the schedule has settled, the
+// exercise's invariants on the figures and every message that must take
+// effect having taken it.
+func (x *explorer) broken(s *sim, settled bool) (string, string) {
+	for _, st := range s.steps {
+		if st.Kind == StepAbort {
+			why := ""
+			if prev := st.Index - 2; prev >= 0 && s.steps[prev].Error != "" {
+				why = " (" + cleanSQLError(s.steps[prev].Error) + ")"
+			}
+			return RuleAckedNotRetried, fmt.Sprintf("%s's handler failed on %s's delivery %d%s and did not ack: the broker redelivers it until it is dead-lettered", st.Worker, st.Message, st.Attempt, why)
+		}
+		if st.Kind == StepDeadLetter {
+			return RuleAckedNotRetried, fmt.Sprintf("%s was dead-lettered: the broker gave up on it after %d deliveries", st.Message, s.sc.Settings.MaxDeliveries)
+		}
+	}
+	dupInv, lostInv := "", ""
+	for _, inv := range x.invariants {
+		switch inv {
+		case InvariantExactlyOnce:
+			dupInv, lostInv = inv, inv
+		case InvariantShippedOnceIfPaid, InvariantNoDuplicateEffect:
+			if dupInv == "" {
+				dupInv = inv
+			}
+		case InvariantNoLostEffect:
+			lostInv = inv
+		}
+	}
+	_, applies := s.reference(nil)
+	accounts := s.account(applies)
+	for _, id := range x.msgs {
+		acc, ok := accounts[id]
+		if !ok || dupInv == "" {
+			continue
+		}
+		m := s.msgs[id].m
+		switch {
+		case acc.unexpectedAt > 0:
+			return dupInv, fmt.Sprintf("%s shipped order %s, which was not paid", id, m.OrderID)
+		case acc.times > 1 && m.Kind == KindShip:
+			return dupInv, fmt.Sprintf("order %s shipped %d times, expected once", m.OrderID, acc.times)
+		case acc.times > 1:
+			return dupInv, fmt.Sprintf("%s credited %d times to %s, expected once", id, acc.times, m.AccountID)
+		}
+	}
+	if !settled {
+		return "", ""
+	}
+	if inv, d := x.storageBroken(s); inv != "" {
+		return inv, d
+	}
+	if inv, d := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual()); inv != "" {
+		return inv, d
+	}
+	for _, id := range x.msgs {
+		if acc, ok := accounts[id]; ok && lostInv != "" && acc.applies && acc.times == 0 {
+			return lostInv, fmt.Sprintf("%s was acked but its effect is not in the ledger", id)
+		}
+	}
+	return "", ""
+}
+
+// storageBroken applies bounds.max_id_age: an id recorded at tick t must be
+// gone once a handler has run at tick t+max_id_age or later.
+func (x *explorer) storageBroken(s *sim) (string, string) {
+	if x.b.MaxIDAge <= 0 {
+		return "", ""
+	}
+	lastRun := int64(-1)
+	for _, st := range s.steps {
+		if st.Kind == StepDeliver {
+			lastRun = st.Tick
+		}
+	}
+	for _, row := range s.l.rows("processed_messages") {
+		at, _ := row[1].(int64)
+		if lastRun >= at+x.b.MaxIDAge {
+			return RuleBoundedStorage, fmt.Sprintf("the id %v recorded at tick %d is still stored at tick %d, after the handler ran at tick %d: the dedupe table is never pruned", row[0], at, s.now, lastRun)
+		}
+	}
+	return "", ""
+}
