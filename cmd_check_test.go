@@ -82,7 +82,7 @@ func TestRun_CheckJSONIsTheResult(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, stdout.String())
 	}
-	if res.Passed || res.Exercise != "dedupe-credit" || res.Counterexample == nil || res.Counterexample.Script != "deliver msg-1 lose-ack; redeliver msg-1" {
+	if res.Passed || res.Exercise != "dedupe-credit" || res.Counterexample == nil || res.Counterexample.Events > 4 || !strings.Contains(res.Counterexample.Script, "redeliver msg-1") {
 		t.Errorf("result = %+v", res)
 	}
 }

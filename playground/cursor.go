@@ -4,30 +4,6 @@ package playground
 // the broker's state and the effects at any point of a run, so that a UI
 // only lays them out.
 
-// VerdictInFlight is the verdict at a cursor where the ledger differs only
-// because a worker still holds a message: not a lost effect, an unfinished
-// one. A whole run's verdict (HandlerTrace.Verdict) is never in flight.
-const VerdictInFlight = "in-flight"
-
-// figuresVerdict is the one rule that turns figures into a verdict: the
-// first figure that differs decides, above the expected value a duplicate
-// effect, below (or a wrong state) a lost one.
-func figuresVerdict(expected, actual []Figure) string {
-	for i := range expected {
-		if i < len(actual) && expected[i] != actual[i] {
-			if actual[i].Value > expected[i].Value {
-				return VerdictDuplicate
-			}
-			return VerdictLost
-		}
-	}
-	return VerdictOK
-}
-
-// Verdict is the verdict of the frame's figures: ok, duplicate-effect or
-// lost-effect.
-func (f Frame) Verdict() string { return figuresVerdict(f.Expected, f.Actual) }
-
 // FiguresAt returns the figures expected and actual after the first event
 // events (0: before any, the scenario's initial figures).
 func (h *HandlerTrace) FiguresAt(sc *Scenario, event int) (expected, actual []Figure) {
@@ -39,18 +15,22 @@ func (h *HandlerTrace) FiguresAt(sc *Scenario, event int) (expected, actual []Fi
 	return f.Expected, f.Actual
 }
 
-// VerdictAt is the verdict after the first event events: the frame's
-// verdict, except that a lost effect while a worker still holds a message
-// is VerdictInFlight.
+// VerdictAt is the verdict after the first event events (the frame's,
+// computed by the engine with the run's per-message rule): ok before any.
 func (h *HandlerTrace) VerdictAt(event int) string {
 	if event <= 0 || event > len(h.Frames) {
 		return VerdictOK
 	}
-	v := h.Frames[event-1].Verdict()
-	if v == VerdictLost && len(h.BrokerAfter(event).Held()) > 0 {
-		return VerdictInFlight
+	return h.Frames[event-1].Verdict
+}
+
+// UnsettledAt says which messages are dead-lettered or in flight after the
+// first event events, and why.
+func (h *HandlerTrace) UnsettledAt(event int) []MessageOutcome {
+	if event <= 0 || event > len(h.Frames) {
+		return nil
 	}
-	return v
+	return h.Frames[event-1].Unsettled
 }
 
 // MessageState is where a message stands with the broker. Status is the

@@ -182,6 +182,13 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler
 			f.Changed = append(f.Changed, k)
 		}
 		sort.Strings(f.Changed)
+		// The verdict at this frame: the engine's per-message rule, on the
+		// run as it stands after the event.
+		j := s.judge(f.Actual)
+		f.Verdict = j.Verdict
+		if len(j.DeadLettered)+len(j.InFlight) > 0 {
+			f.Unsettled = append(append([]MessageOutcome(nil), j.DeadLettered...), j.InFlight...)
+		}
 		ht.Frames = append(ht.Frames, f)
 	}
 	ht.Steps = s.steps

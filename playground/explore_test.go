@@ -497,7 +497,7 @@ func TestCheck_MutationSuite(t *testing.T) {
 // long as a copy can come back passes.
 func TestCheck_BoundedStorage(t *testing.T) {
 	ex := exerciseByID(t, "dedupe-retention")
-	ex.Bounds = ExploreBounds{Workers: 1, Messages: 2, MaxEvents: 5, LostAcks: 1,
+	ex.Bounds = ExploreBounds{Workers: 1, Messages: 2, MaxEvents: 5,
 		Advance: []int64{72, 96}, MaxClock: 216, MaxIDAge: 200}
 	neverPrunes := "@on credit\nBEGIN;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
 	res, err := Check(context.Background(), ex, neverPrunes)
@@ -513,5 +513,24 @@ func TestCheck_BoundedStorage(t *testing.T) {
 	}
 	if !res.Passed {
 		t.Errorf("the solution is refused: %+v", res.Counterexample)
+	}
+}
+
+// TestExploreBounds_Describe: an exercise's page says in words every fault
+// its bounds include.
+func TestExploreBounds_Describe(t *testing.T) {
+	for _, ex := range exerciseFixtures(t) {
+		d := ex.Bounds.Describe(ex.Scenarios)
+		b := ex.Bounds
+		for _, c := range []struct {
+			on   bool
+			word string
+		}{{b.Crashes > 0, "crash"}, {b.LostAcks > 0, "ack that never reaches"}, {b.Expiries > 0, "while the first is still being handled"},
+			{b.Duplicates > 0, "second copy"}, {b.Publishes > 0, "sending a message again"}, {b.Replays > 0, "replayed"},
+			{b.Interleave, "interleaved"}, {len(b.Advance) > 0, "clock may jump"}, {true, "never dead-lettered"}} {
+			if c.on && !strings.Contains(d, c.word) {
+				t.Errorf("%s: %q does not say %q", ex.ID, d, c.word)
+			}
+		}
 	}
 }

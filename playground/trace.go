@@ -123,6 +123,11 @@ type Frame struct {
 	Actual    []Figure    `json:"actual"`
 	Ledger    []TableRows `json:"ledger"`
 	Changed   []string    `json:"changed"` // "table/key" of rows whose committed value changed
+	// Verdict is the handler's verdict after the event, by the same
+	// per-message rule as HandlerTrace.Verdict; Unsettled says which
+	// messages are dead-lettered or still in flight then, and why.
+	Verdict   string           `json:"verdict"`
+	Unsettled []MessageOutcome `json:"unsettled,omitempty"`
 }
 
 // TableRows is a table's committed rows in rowid order.

@@ -124,9 +124,8 @@ func (s *sim) actual() []Figure {
 // flight and not judged yet (unless it already took effect twice); a
 // dead-lettered message is its own outcome. The figures must then agree
 // with the expected ledger of the settled messages.
-func (s *sim) verdict(ht *HandlerTrace, script *Script) {
-	ht.Violations = []Violation{}
-	ht.InFlight, ht.DeadLettered = []MessageOutcome{}, []MessageOutcome{}
+func (s *sim) judge(actual []Figure) judgement {
+	ht := judgement{Violations: []Violation{}, InFlight: []MessageOutcome{}, DeadLettered: []MessageOutcome{}}
 	_, applies := s.reference(nil)
 	accounts := s.account(applies)
 	unsettled := map[string]bool{} // in flight or dead-lettered, and not applied
@@ -166,7 +165,7 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 	// overwritten (a stale absolute value written after a newer one).
 	settled, _ := s.reference(unsettled)
 	for i := range settled {
-		e, a := settled[i], ht.Actual[i]
+		e, a := settled[i], actual[i]
 		if e == a {
 			continue
 		}
@@ -203,6 +202,20 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 	default:
 		ht.Verdict = VerdictOK
 	}
+	return ht
+}
+
+// judgement is the verdict at one moment of a run, with its reasons.
+type judgement struct {
+	Verdict                string
+	Violations             []Violation
+	InFlight, DeadLettered []MessageOutcome
+}
+
+// verdict fills in the run's verdict: the judgement after its last event.
+func (s *sim) verdict(ht *HandlerTrace, script *Script) {
+	j := s.judge(ht.Actual)
+	ht.Verdict, ht.Violations, ht.InFlight, ht.DeadLettered = j.Verdict, j.Violations, j.InFlight, j.DeadLettered
 	ht.OK = ht.Verdict == VerdictOK
 	if len(ht.Violations) == 0 {
 		return

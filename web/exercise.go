@@ -8,7 +8,6 @@ import (
 	"html"
 	"net/http"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 
-	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -387,37 +385,6 @@ func invariantText(inv string) string {
 	return inv
 }
 
-// boundsText lists what the checker tries, for the line under the goal.
-func boundsText(ex *playground.Exercise) string {
-	b := ex.Bounds
-	var parts []string
-	count := func(n int, one, many string) {
-		if n > 0 {
-			parts = append(parts, english.Plural(n, one, many))
-		}
-	}
-	if b.Workers > 1 {
-		parts = append(parts, strconv.Itoa(b.Workers)+" workers")
-	}
-	if b.Interleave {
-		parts = append(parts, "statements interleaved in every order")
-	}
-	count(b.LostAcks, "lost ack", "lost acks")
-	count(b.Crashes, "crash", "crashes")
-	count(b.Expiries, "lease expiry", "lease expiries")
-	count(b.Duplicates, "duplicate copy", "duplicate copies")
-	count(b.Publishes, "retried publish", "retried publishes")
-	count(b.Replays, "replay", "replays")
-	count(b.Restarts, "restart", "restarts")
-	count(b.Prunes, "prune", "prunes")
-	maxEvents := b.MaxEvents
-	if maxEvents == 0 {
-		maxEvents = 8
-	}
-	parts = append(parts, "schedules of up to "+strconv.Itoa(maxEvents)+" events")
-	return strings.Join(parts, ", ")
-}
-
 // highlightHandler renders a handler script as highlighted SQL with line
 // numbers, marking line mark (0: none). It falls back to escaped text.
 func highlightHandler(src string, mark int) string {
@@ -459,8 +426,7 @@ func rulesText(ex *playground.Exercise) string {
 	for i, inv := range ex.Invariants {
 		must[i] = invariantText(inv)
 	}
-	return "Checked against every schedule of " + strings.Join(ex.Scenarios, ", ") + " with " + boundsText(ex) +
-		". It must hold that " + strings.Join(must, ", and ") + "."
+	return ex.Bounds.Describe(ex.Scenarios) + " It must hold that " + strings.Join(must, ", and ") + "."
 }
 
 // exerciseIDs lists a lesson's exercise ids, space-separated.

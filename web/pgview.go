@@ -145,10 +145,12 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 }
 
 var verdictLabels = map[string]string{
-	playground.VerdictOK:        "Correct",
-	playground.VerdictDuplicate: "Duplicate effect",
-	playground.VerdictLost:      "Lost effect",
-	playground.VerdictInFlight:  "In flight",
+	playground.VerdictOK:           "Correct",
+	playground.VerdictDuplicate:    "Duplicate effect",
+	playground.VerdictLost:         "Lost effect",
+	playground.VerdictUnexpected:   "Shipped an unpaid order",
+	playground.VerdictPending:      "Not finished yet",
+	playground.VerdictDeadLettered: "Gave up: dead-lettered",
 }
 
 func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec) *handlerView {
@@ -171,8 +173,17 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 
 	hv.Verdict = h.VerdictAt(at)
 	hv.Label = verdictLabels[hv.Verdict]
-	if hv.Verdict == playground.VerdictInFlight {
-		hv.Sentence = "not committed yet: " + strings.Join(h.BrokerAfter(at).Held(), ", ") + "; step or finish the worker to see where it lands"
+	if hv.Verdict == playground.VerdictPending || hv.Verdict == playground.VerdictDeadLettered {
+		var why []string
+		for _, m := range h.UnsettledAt(at) {
+			why = append(why, m.Detail)
+		}
+		hv.Sentence = strings.Join(why, "; ")
+		if hv.Verdict == playground.VerdictPending {
+			hv.Sentence = "no verdict yet, the broker still owes a delivery: " + hv.Sentence + "; deliver or finish it to see where it lands"
+		} else {
+			hv.Sentence += ": the broker stopped retrying, and someone has to look at the dead-letter queue"
+		}
 	} else {
 		hv.Sentence = verdictSentence(hv.Verdict, h, sc, at, expected, actual)
 	}

@@ -4676,7 +4676,7 @@ func verdictIcon(verdict string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		} else if verdict == "in-flight" {
+		} else if verdict == "pending" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 412, "<svg class=\"pg-icon pg-icon-wait\" viewBox=\"0 0 20 20\" aria-hidden=\"true\" focusable=\"false\"><circle cx=\"10\" cy=\"10\" r=\"9\"></circle><path d=\"M10 5v5l3.5 2\"></path></svg>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -149,9 +149,14 @@ func TestLivePlayground_CursorShowsAnEarlierState(t *testing.T) {
 	if got := fig.AttrOr("data-at", ""); got != "1" {
 		t.Errorf("data-at = %q", got)
 	}
+	// After "deliver msg-1 lose-ack" the broker still owes a redelivery:
+	// no handler is judged yet.
 	fig.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
-		if s.AttrOr("data-verdict", "") != "ok" {
-			t.Errorf("%s: verdict %q after event 1, want ok", s.AttrOr("data-handler", ""), s.AttrOr("data-verdict", ""))
+		if s.AttrOr("data-verdict", "") != playground.VerdictPending {
+			t.Errorf("%s: verdict %q after event 1, want pending", s.AttrOr("data-handler", ""), s.AttrOr("data-verdict", ""))
+		}
+		if got := s.Find(testID("pg-verdict-text")).Text(); !strings.Contains(got, "msg-1's ack was lost") {
+			t.Errorf("%s: pending text %q does not say why", s.AttrOr("data-handler", ""), got)
 		}
 	})
 	if fig.Find(testID("pg-divergence")).Length() != 0 {
@@ -480,10 +485,10 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 		events: eventsOf("start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B"), at: 4}
 	_, doc := livePlayground(t, pagePlaceOf, state)
 	doc.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
-		if got := s.AttrOr("data-verdict", ""); got != playground.VerdictInFlight {
-			t.Errorf("%s: verdict %q mid-race, want %s", s.AttrOr("data-handler", ""), got, playground.VerdictInFlight)
+		if got := s.AttrOr("data-verdict", ""); got != playground.VerdictPending {
+			t.Errorf("%s: verdict %q mid-race, want %s", s.AttrOr("data-handler", ""), got, playground.VerdictPending)
 		}
-		if got := s.Find(testID("pg-verdict-text")).Text(); !strings.Contains(got, "msg-1 on A, msg-1 on B") {
+		if got := s.Find(testID("pg-verdict-text")).Text(); !strings.Contains(got, "msg-1 is still being handled by A") {
 			t.Errorf("in-flight text = %q", got)
 		}
 	})
