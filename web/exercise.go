@@ -418,9 +418,9 @@ func counterexampleWhere(ce *playground.Counterexample) string {
 	return " (scenario " + ce.Scenario + ")"
 }
 
-// rulesText says what the checker tries and what must hold: "Checked
-// against every schedule of lost-ack with 1 lost ack, …. It must hold that
-// each distinct message takes effect exactly once."
+// rulesText says what the checker tries, in the engine's words
+// (ExploreBounds.Describe), and what must hold: "… It must hold that each
+// distinct message takes effect exactly once."
 func rulesText(ex *playground.Exercise) string {
 	must := make([]string, len(ex.Invariants))
 	for i, inv := range ex.Invariants {
