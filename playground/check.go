@@ -90,9 +90,13 @@ func Check(ctx context.Context, ex *Exercise, handlerSource string) (*CheckResul
 	return check(ctx, ex, handlerSource, true)
 }
 
-// checkTimeout is the wall-clock limit of one check; the mutation suite,
-// which judges verdicts and not speed (the benchmarks do), raises it on a
-// loaded machine.
+// checkTimeout is the wall-clock limit of a check whose caller set no
+// deadline of its own. A caller that sets one decides: the web checker
+// keeps a learner's check to a few seconds, while lint, which proves the
+// course's own solutions, allows a minute so that a busy machine (a race
+// build in CI) does not turn a slow proof into a false failure. The
+// mutation suite, which judges verdicts and not speed (the benchmarks do),
+// raises it on a loaded machine.
 var checkTimeout = sandboxCheckTimeout
 
 func check(ctx context.Context, ex *Exercise, source string, prune bool) (*CheckResult, error) {
@@ -106,6 +110,9 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		return res, nil
 	}
 	limit := checkTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		limit = time.Until(deadline)
+	}
 	if !prune {
 		limit = 10 * time.Minute // the naive enumeration is only measured, in tests
 	}
@@ -131,11 +138,11 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		res.DistinctStates += len(x.nodes)
 		res.Runs += x.runs
 		if err != nil {
+			if ctx.Err() == context.DeadlineExceeded {
+				return nil, fmt.Errorf("the check took longer than %v; it was stopped: %w", limit.Round(time.Millisecond), context.DeadlineExceeded)
+			}
 			if parent.Err() != nil {
 				return nil, parent.Err()
-			}
-			if ctx.Err() == context.DeadlineExceeded {
-				return nil, fmt.Errorf("the check took longer than %v; it was stopped", limit)
 			}
 			return nil, err
 		}

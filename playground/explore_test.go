@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -292,8 +293,27 @@ func TestCheck_StopsAtTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	time.Sleep(2 * time.Millisecond)
-	if _, err := Check(ctx, ex, ex.Solution); err != context.DeadlineExceeded {
-		t.Errorf("got %v, want the context's deadline", err)
+	_, err := Check(ctx, ex, ex.Solution)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "took longer than") {
+		t.Errorf("got %v, want the context's deadline, said in words", err)
+	}
+}
+
+// TestCheck_CallerDeadlineDecides: a caller's own deadline replaces the
+// default limit, so lint's minute is not cut to a learner's few seconds.
+func TestCheck_CallerDeadlineDecides(t *testing.T) {
+	saved := checkTimeout
+	checkTimeout = time.Nanosecond
+	t.Cleanup(func() { checkTimeout = saved })
+	ex := exerciseByID(t, "reorder-mark")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Check(ctx, ex, ex.Solution)
+	if err != nil || !res.Passed {
+		t.Fatalf("with the caller's minute the solution should pass: %+v, %v", res, err)
+	}
+	if _, err := Check(context.Background(), ex, ex.Solution); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("without a caller deadline the default limit applies; got %v", err)
 	}
 }
 
