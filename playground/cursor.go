@@ -85,18 +85,31 @@ func (h *HandlerTrace) BrokerAfter(event int) BrokerState {
 // records applied in order, with the rules below, which are the engine's.
 func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 	b := BrokerState{Messages: make([]MessageState, len(h.messages)), Workers: make([]WorkerState, len(h.workers))}
-	msg := make(map[string]*MessageState, len(h.messages))
 	for i, id := range h.messages {
 		b.Messages[i].ID = id
-		msg[id] = &b.Messages[i]
 	}
-	wk := make(map[string]*WorkerState, len(h.workers))
 	for i, name := range h.workers {
 		b.Workers[i].Name = name
-		wk[name] = &b.Workers[i]
+	}
+	// A scenario has a few messages and workers: a scan finds them
+	// sooner than a map would be built.
+	find := func(id, worker string) (*MessageState, *WorkerState) {
+		var m *MessageState
+		var w *WorkerState
+		for i := range b.Messages {
+			if id != "" && b.Messages[i].ID == id {
+				m = &b.Messages[i]
+			}
+		}
+		for i := range b.Workers {
+			if worker != "" && b.Workers[i].Name == worker {
+				w = &b.Workers[i]
+			}
+		}
+		return m, w
 	}
 	for _, st := range h.Steps[:min(max(n, 0), len(h.Steps))] {
-		m, w := msg[st.Message], wk[st.Worker]
+		m, w := find(st.Message, st.Worker)
 		switch st.Kind {
 		case StepDeliver:
 			if w != nil {
