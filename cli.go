@@ -25,6 +25,8 @@ Usage:
   idemlab scenarios         list the built-in scenarios
   idemlab handlers          list the built-in handlers
   idemlab version           print the version
+  idemlab load [-target URL] [-learners N] [-duration D] [-expensive N] [-closed-loop D]
+                            play virtual learners against a server on this machine and measure it
 
 Flags of serve (each has an environment variable; a flag given on the command line wins):
   -addr HOST:PORT           listen address (IDEMLAB_ADDR, else PORT as :PORT; default 127.0.0.1:8080)
@@ -32,6 +34,8 @@ Flags of serve (each has an environment variable; a flag given on the command li
   -public-url URL           absolute URL the site is reached at, behind a proxy (IDEMLAB_PUBLIC_URL)
   -frame-ancestors ORIGINS  origins allowed to embed pages, space or comma separated (IDEMLAB_FRAME_ANCESTORS; default 'self')
   -log-format text|json     log format on stderr (IDEMLAB_LOG_FORMAT; default text)
+  -trust-proxy              behind a reverse proxy: a client is the last X-Forwarded-For address (IDEMLAB_TRUST_PROXY=1)
+  -debug-addr HOST:PORT     serve net/http/pprof on a separate listener (IDEMLAB_DEBUG_ADDR; default off)
 
 Run 'idemlab COMMAND -h' for the flags of one command.
 `

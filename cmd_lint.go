@@ -68,7 +68,11 @@ func courseFS(dir string) (fs.FS, lessons.Options, error) {
 	if !info.IsDir() {
 		return nil, lessons.Options{}, fmt.Errorf("lessons folder %s: not a folder", dir)
 	}
-	return os.DirFS(dir), lessons.Options{DisplayRoot: dir}, nil
+	fsys, err := lessons.FolderFS(dir)
+	if err != nil {
+		return nil, lessons.Options{}, fmt.Errorf("lessons folder %s: %w", dir, err)
+	}
+	return fsys, lessons.Options{DisplayRoot: dir}, nil
 }
 
 func courseSource(dir string) string {

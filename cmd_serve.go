@@ -35,6 +35,8 @@ type serveConfig struct {
 	PublicURL      string
 	FrameAncestors []string
 	LogFormat      string
+	TrustProxy     bool
+	DebugAddr      string
 }
 
 // parseServeConfig reads the serve flags, each falling back to its
@@ -50,6 +52,8 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&cfg.PublicURL, "public-url", getenv("IDEMLAB_PUBLIC_URL"), "absolute URL the site is reached at, for links behind a proxy (env IDEMLAB_PUBLIC_URL)")
 	fs.StringVar(&frameAncestors, "frame-ancestors", envOr(getenv, "IDEMLAB_FRAME_ANCESTORS", "'self'"), "origins allowed to embed pages, space or comma separated (env IDEMLAB_FRAME_ANCESTORS)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr(getenv, "IDEMLAB_LOG_FORMAT", "text"), "log format: text or json (env IDEMLAB_LOG_FORMAT)")
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", getenv("IDEMLAB_TRUST_PROXY") == "1", "behind a reverse proxy: a client is the last X-Forwarded-For address, for its share of runs (env IDEMLAB_TRUST_PROXY=1)")
+	fs.StringVar(&cfg.DebugAddr, "debug-addr", getenv("IDEMLAB_DEBUG_ADDR"), "serve net/http/pprof on this separate HOST:PORT, e.g. 127.0.0.1:6060 (env IDEMLAB_DEBUG_ADDR; default off)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return cfg, err
 	}
@@ -66,6 +70,11 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	}
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
 		return cfg, usagef("serve: -addr %q: want HOST:PORT, such as 127.0.0.1:8080 or :8080", cfg.Addr)
+	}
+	if cfg.DebugAddr != "" {
+		if _, _, err := net.SplitHostPort(cfg.DebugAddr); err != nil {
+			return cfg, usagef("serve: -debug-addr %q: want HOST:PORT, such as 127.0.0.1:6060", cfg.DebugAddr)
+		}
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return cfg, usagef("serve: -log-format %q: want text or json", cfg.LogFormat)
@@ -139,6 +148,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		FrameAncestors: cfg.FrameAncestors,
 		Logger:         logger,
 		Version:        buildVersion(),
+		TrustProxy:     cfg.TrustProxy,
 	}, course)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -179,6 +189,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
+	if cfg.DebugAddr != "" {
+		debug, _, err := startDebugServer(cfg.DebugAddr, logger)
+		if err != nil {
+			return fmt.Errorf("serve: -debug-addr: %w", err)
+		}
+		defer debug.Close()
+	}
 
 	openURL := browseURL(cfg.PublicURL, listener.Addr())
 	logger.Info("serving", "addr", listener.Addr().String(), "url", openURL,

@@ -19,10 +19,19 @@ const engineCheckTimeout = 10 * time.Second
 // handler, message or worker the engine does not have, nor claim a verdict
 // the engine does not show. Bad input comes back as a *FieldError on the
 // field to blame; each wrong claim as a *FieldError on its expect entry.
+// The block must also fit the server's budget for one run (DefaultBudget,
+// its counts: CPU and wall time depend on the machine lint runs on), since
+// the server refuses a run over it.
 func CheckWithEngine(spec *PlaygroundSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), engineCheckTimeout)
 	defer cancel()
-	trace, err := playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: spec.Script})
+	budget := playground.DefaultBudget()
+	budget.CPU, budget.Wall = 0, 0
+	trace, err := playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: spec.Script, Budget: &budget})
+	var over *playground.BudgetError
+	if errors.As(err, &over) {
+		return &FieldError{Field: "script", Err: fmt.Errorf("the server would refuse this block: %s", over.Error())}
+	}
 	if err != nil {
 		var input *playground.InputError
 		if errors.As(err, &input) {

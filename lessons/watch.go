@@ -4,7 +4,6 @@ import (
 	"context"
 	"io/fs"
 	"maps"
-	"os"
 	"time"
 )
 
@@ -36,7 +35,10 @@ type Watcher struct {
 // NewWatcher notes the folder's state now: call it before loading the
 // course, so that an edit made while the course loads is seen as a change.
 func NewWatcher(dir string) *Watcher {
-	fsys := os.DirFS(dir)
+	fsys, err := FolderFS(dir)
+	if err != nil {
+		fsys = unreadableFS{err} // every poll reports why
+	}
 	last, _ := snapshot(fsys)
 	return &Watcher{dir: dir, fsys: fsys, last: last}
 }

@@ -26,8 +26,10 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 		Scenario: sc.Name, Title: sc.Title, Script: script.String(), Seed: req.Seed,
 		TickUnit: sc.TickUnit, Settings: sc.Settings, Workers: sc.Workers, Messages: sc.Messages,
 	}
+	m := newMeter(req.Budget) // one budget for every handler of the run (budget.go)
+	defer m.stop(req.Usage)
 	for i, h := range handlers {
-		ht, err := runHandler(ctx, sc, tmpl, h, script, req.Seed, i)
+		ht, err := runHandler(ctx, m, sc, tmpl, h, script, req.Seed, i)
 		if err != nil {
 			return nil, err
 		}
@@ -69,6 +71,7 @@ type sim struct {
 	msgs    map[string]*msgState
 	log     []string // published message ids, in order: what replay reads
 	steps   []Step
+	meter   *meter // the run's budget; nil: none (the checker has its own bounds)
 
 	delivered map[string]bool
 	fx        *effectLedger // per message, how many times its effect is in the ledger
@@ -130,13 +133,14 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	return s
 }
 
-func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
+func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
 	l, err := openLedger(tmpl)
 	if err != nil {
 		return nil, err
 	}
 	defer l.close()
 	s := newSim(ctx, sc, h, l)
+	s.meter = m
 	s.steps = make([]Step, 0, min(8*len(script.Events), 512))
 	if seed != 0 {
 		s.rng = rand.New(rand.NewPCG(uint64(seed), uint64(index)))
@@ -153,7 +157,7 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler
 	}
 	expectedFor := -1 // how many messages had been delivered when Expected was last computed
 	for i, ev := range script.Events {
-		if err := ctx.Err(); err != nil {
+		if err := s.over(); err != nil {
 			return nil, err
 		}
 		s.event = i + 1
@@ -169,6 +173,7 @@ func runHandler(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler
 			f.Actual, f.Ledger = ht.Frames[prev].Actual, ht.Frames[prev].Ledger
 		} else {
 			f.Actual, f.Ledger = s.actual(), l.snapshot()
+			s.meter.chargeSnapshot(f.Ledger)
 		}
 		if prev := len(ht.Frames) - 1; prev >= 0 && len(s.delivered) == expectedFor {
 			f.Expected = ht.Frames[prev].Expected
@@ -211,6 +216,7 @@ func (s *sim) record(st Step) *Step {
 	st.Tick = s.now
 	st.Effect, s.effectPending = s.effectPending, false
 	s.steps = append(s.steps, st)
+	s.meter.charge(&s.steps[len(s.steps)-1])
 	return &s.steps[len(s.steps)-1]
 }
 
@@ -423,6 +429,9 @@ func (s *sim) replay() error {
 		m := s.msgs[id]
 		m.acked = false
 		s.start(w, m, "", 0, "replay from offset 0")
+		if err := s.over(); err != nil {
+			return err
+		}
 		if err := s.runToCompletion(w); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -392,9 +393,9 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 }
 
 // sandboxedConn returns a worker's own connection confined by the sandbox
-// (sandboxConfine) and wrapped with its statement deadline: the only kind
-// of connection a learner's SQL runs on.
-func (l *ledger) sandboxedConn(name string) (*dbConn, error) {
+// (sandboxConfine) and wrapped with its statement deadline (timeout of CPU
+// time): the only kind of connection a learner's SQL runs on.
+func (l *ledger) sandboxedConn(name string, timeout time.Duration) (*dbConn, error) {
 	c, err := l.conn(name)
 	if err != nil {
 		return nil, err
@@ -402,7 +403,7 @@ func (l *ledger) sandboxedConn(name string) (*dbConn, error) {
 	if err := sandboxConfine(c.conn, nil); err != nil {
 		return nil, err
 	}
-	c.conn = &sandboxConn{Conn: c.conn, timeout: sandboxStatementTimeout}
+	c.conn = &sandboxConn{Conn: c.conn, timeout: timeout}
 	return c, nil
 }
 

@@ -629,7 +629,7 @@ func TestLedger_LearnerConnectionsAreRestricted(t *testing.T) {
 		for _, name := range []string{"A", "B"} {
 			open := l.conn
 			if restrict {
-				open = l.sandboxedConn
+				open = func(name string) (*dbConn, error) { return l.sandboxedConn(name, sandboxStatementTimeout) }
 			}
 			c, err := open(name)
 			if err != nil {

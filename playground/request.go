@@ -27,6 +27,14 @@ type Request struct {
 	Seed   int64
 	Custom []*Handler // learner handlers (from ParseHandler), run after Handlers
 
+	// Budget caps the run's work (budget.go); nil: no cap. It is not part
+	// of what the trace is a function of: a run either fits or stops with
+	// a *BudgetError.
+	Budget *Budget
+	// Usage, if not nil, receives what the run used of its budget, whether
+	// it finished or not (the server charges a client by it).
+	Usage *Usage
+
 	scenario *Scenario // looked up already (Scenario.NewRequest)
 }
 

@@ -320,7 +320,7 @@ func sandboxWorkers(s *sim) error {
 		if w.db != nil {
 			continue
 		}
-		db, err := s.l.sandboxedConn(w.name)
+		db, err := s.l.sandboxedConn(w.name, s.meter.statementTimeout())
 		if err != nil {
 			return err
 		}

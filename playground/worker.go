@@ -144,7 +144,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	args, nargs := s.bind(stmt, j.msg.m)
 	w.db.runsFor(j.msg.m.ID)
 	res := w.db.exec(s.ctx, stmt.SQL, nargs, stmt.isQuery())
-	if err := s.ctx.Err(); err != nil {
+	if err := s.over(); err != nil {
 		return 0, err
 	}
 	st := Step{Kind: StepSQL, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,

@@ -25,6 +25,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is shown in the footer.
 	Version string
+	// TrustProxy says the server runs behind a reverse proxy: the client
+	// of a request is the last address of X-Forwarded-For, not the remote
+	// address (ratelimit.go). Off, the header is ignored.
+	TrustProxy bool
 }
 
 // ParseFrameAncestors reads a list of frame ancestors as an operator types

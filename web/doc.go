@@ -121,6 +121,7 @@
 //	playground: playground[data-scenario data-handlers data-script data-at data-total data-url data-home] playground-scenario playground-script playground-handlers playground-expect playground-caption
 //	live:       pg-verdict[data-handler data-verdict] pg-verdict-label pg-verdict-text pg-divergence[data-event] pg-timeline pg-event[data-event] pg-back pg-forward pg-latest pg-start-over pg-reset pg-permalink pg-full-size pg-help-button pg-keys pg-clock pg-story pg-ledgers pg-ledger[data-handler data-verdict] pg-figure pg-figure-actual pg-chart pg-controls pg-message[data-message] pg-message-status pg-deliver pg-redeliver pg-publish pg-expire pg-start pg-faults pg-fault-none pg-lose-ack pg-crash-before-ack pg-crash-after pg-step pg-finish pg-crash pg-restart pg-replay pg-prune pg-advance pg-advance-form pg-prune-form pg-handler-form pg-script-form pg-diagram pg-diagram-scroll pg-steps pg-sql pg-announce
 //	picker:     pg-picker pg-scenarios pg-scenario-card pg-all-scenarios
+//	refused:    pg-refusal pg-refusal-home pg-refusal-undo
 //	error page: error-page[data-status] error-title error-message error-action error-home
 //	app.js:     copy-button announcer
 //

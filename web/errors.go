@@ -24,6 +24,9 @@ type serverError struct {
 	field   string // the request field to blame, for API answers
 	action  *link  // a way forward on the error page, e.g. a scenario's start
 	err     error  // the cause: logged for a 500, never shown as such
+	// retryAfter, when positive, is sent as Retry-After (seconds): the
+	// admission path's refusals (busy 503, rate 429).
+	retryAfter int
 }
 
 // link is a labelled URL (path inside the site, or absolute).

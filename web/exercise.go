@@ -94,14 +94,20 @@ func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, ha
 	select {
 	case c.slots <- struct{}{}:
 	default:
+		c.s.metrics.refused("busy")
 		return nil, 0, errCheckBusy
 	}
-	defer func() { <-c.slots }()
+	c.s.metrics.runsInFlight.Inc()
+	defer func() {
+		c.s.metrics.runsInFlight.Dec()
+		<-c.slots
+	}()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	start := time.Now()
 	res, err := playground.Check(ctx, ex, handler)
 	took := time.Since(start)
+	c.s.metrics.observeCheck(took)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return &playground.CheckResult{Exercise: ex.ID, Error: &playground.HandlerError{
 			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.timeout)}}, took, nil
@@ -176,6 +182,9 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		ev.outcome = &exerciseOutcome{notice: "Not checked: " + err.Error() + "."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
+	}
+	if _, err := c.s.admitClient(r); err != nil {
+		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)
 	switch {
@@ -263,6 +272,9 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	case spec == nil:
 		return &serverError{status: http.StatusNotFound, field: "exercise", message: fmt.Sprintf("exercise: there is no exercise called %q", truncate(id, 80))}
 	case err != nil:
+		return err
+	}
+	if _, err := c.s.admitClient(r); err != nil {
 		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)

@@ -80,12 +80,21 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
+		if rec.status == 0 && r.Context().Err() != nil {
+			rec.status = statusClientClosedRequest
+		}
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
+		s.metrics.request(r.Pattern, rec.status)
 		level := slog.LevelInfo
-		if rec.status >= 500 {
+		switch {
+		case r.Context().Err() != nil:
+			level = slog.LevelInfo // the client went away: not an error of ours
+		case rec.status >= 500:
 			level = slog.LevelError
+		case r.URL.Path == "/healthz" || strings.HasPrefix(r.URL.Path, "/static/"):
+			level = slog.LevelDebug // probes and hashed assets would drown the rest
 		}
 		if !s.logger.Enabled(r.Context(), level) {
 			return

@@ -21,15 +21,16 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 
 // runPlayground runs a state and computes its view. Bad input becomes a 400
 // page whose action leads back to the place's start.
-func (s *Server) runPlayground(ctx context.Context, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
+func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
 	back := &link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}
 	req, err := state.request(sc)
 	if err != nil {
 		return nil, cannotRun(back, err)
 	}
+	req.Budget, req.Usage = budget, usage
 	tr, err := playground.Run(ctx, req)
 	if err != nil {
-		return nil, cannotRun(back, fmt.Errorf("running %s: %w", place.query(state), err))
+		return nil, cannotRun(back, fmt.Errorf("running %s: %w", truncate(place.query(state), 200), err))
 	}
 	if state.at > len(tr.Events) {
 		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, english.Plural(len(tr.Events), "event", "events"))
@@ -73,18 +74,17 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
-	pv, err := s.runPlayground(r.Context(), v, place, sc, state)
-	if err != nil {
-		return err
-	}
-	if wantsFragment(r) {
-		return s.writeRendered(w, r, nil, LivePlayground(pv))
-	}
+	fragment := wantsFragment(r)
 	meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(state), section: "playground"}
-	if embed {
-		return s.writeRendered(w, r, embedPage(v, meta), embedPlaygroundPage(v, pv))
-	}
-	return s.writeRendered(w, r, page(v, meta), playgroundPage(v, pv))
+	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, state, func(pv *playgroundView) templ.Component {
+		switch {
+		case fragment:
+			return LivePlayground(pv)
+		case embed:
+			return inLayout(embedPage(v, meta), embedPlaygroundPage(v, pv))
+		}
+		return inLayout(page(v, meta), playgroundPage(v, pv))
+	}))
 }
 
 // redirectToState sends a form's answer to the canonical URL of the state
@@ -145,30 +145,29 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
-	pv, err := s.runPlayground(r.Context(), v, place, sc, state)
-	if err != nil {
-		return err
-	}
-	if wantsFragment(r) {
-		return s.writeRendered(w, r, nil, LivePlayground(pv))
-	}
+	fragment := wantsFragment(r)
 	views := site.blocks[lessonKey(slug, embed)]
-	pgs := make(map[string]*playgroundView, len(views))
-	for k, pv := range views {
-		pgs[k] = pv
-	}
-	pgs[spec.ID] = pv
 	meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
-	if embed {
-		return s.writeRendered(w, r, embedPage(v, meta), embedLessonPage(v, l, pos, pgs))
-	}
-	if pos.prev != nil {
+	if !embed && pos.prev != nil {
 		meta.prev = lessonPath(pos.prev.Slug)
 	}
-	if pos.next != nil {
+	if !embed && pos.next != nil {
 		meta.next = lessonPath(pos.next.Slug)
 	}
-	return s.writeRendered(w, r, page(v, meta), lessonPage(v, l, pos, pgs))
+	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, state, func(pv *playgroundView) templ.Component {
+		if fragment {
+			return LivePlayground(pv)
+		}
+		pgs := make(map[string]*playgroundView, len(views))
+		for k, pv := range views {
+			pgs[k] = pv
+		}
+		pgs[spec.ID] = pv
+		if embed {
+			return inLayout(embedPage(v, meta), embedLessonPage(v, l, pos, pgs))
+		}
+		return inLayout(page(v, meta), lessonPage(v, l, pos, pgs))
+	}))
 }
 
 func lessonKey(slug string, embed bool) string {
@@ -211,16 +210,13 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, c
 // ----- GET /api/v1/run -----
 
 // serveRunAPI answers the trace of a run as JSON (the schema is the
-// playground package's Trace); bad input is a 400 {"error", "field"} from
-// the one error path.
+// playground package's Trace) through the admission path; bad input is a
+// 400 {"error", "field"} from the one error path, a run over its budget a
+// 422 {"error", "field": "budget", "limit"}.
 func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
 	req, err := requestFromQuery(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	tr, err := playground.Run(r.Context(), req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, r, http.StatusOK, revalidate, tr)
+	return s.serveRun(w, r, s.apiRunCompute(req))
 }

@@ -36,6 +36,7 @@ type playgroundView struct {
 	keyFigure string // "acc-1 balance", "ord-1 shipments"
 	tickUnit  string
 	clock     int64
+	refusal   *refusalView // the run was stopped at its budget (admitrun.go)
 }
 
 type eventView struct {

@@ -289,11 +289,11 @@ func PlaygroundBlock(spec *lessons.PlaygroundSpec) templ.Component {
 	})
 }
 
-// LivePlayground is the interactive playground: the same component in a
+// livePlaygroundRun is the interactive playground: the same component in a
 // lesson, at /playground and at /embed/playground. Every control is a link
 // or a GET form to the next state (see pgstate.go); app.js turns them into
 // in-place swaps of this figure.
-func LivePlayground(pv *playgroundView) templ.Component {
+func livePlaygroundRun(pv *playgroundView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -29,6 +29,9 @@ type Server struct {
 	site     atomic.Pointer[renderedSite]
 	fallback *payload // a plain 500 page, for when rendering the error page fails
 	handler  http.Handler
+	metrics  *metrics
+	limiter  *rateLimiter
+	adm      *admission // the one path of everything that runs SQL
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
@@ -80,6 +83,9 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 
 		errorContent: errorPage,
 	}
+	s.metrics = newMetrics()
+	s.limiter = newRateLimiter(rateLimitPerSecond, rateLimitBurst, cfg.TrustProxy)
+	s.adm = newAdmission(s.metrics, s.limiter)
 	site, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -104,6 +110,7 @@ func (s *Server) SetCourse(course *lessons.Course) {
 		return
 	}
 	s.site.Store(site)
+	s.adm.invalidate()
 }
 
 // Handler is the whole site, middleware included.
@@ -119,6 +126,7 @@ type route struct {
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
 	ex := newExerciseChecker(s, defaultCheckConcurrency())
+	ex.slots = s.adm.slots // checks and runs share the admission's slots
 	return []route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
@@ -130,6 +138,7 @@ func (s *Server) routes() []route {
 		{"POST /exercises/{id}/check", s.handle(ex.serveCheckForm)},
 		{"POST /api/v1/check", s.handle(ex.serveCheckAPI)},
 		{"GET /healthz", s.handle(s.serveHealth)},
+		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
 	}
 }
@@ -243,6 +252,9 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	case e.status == statusClientClosedRequest:
 		s.logger.InfoContext(r.Context(), "the client went away before its answer was ready", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+	if e.retryAfter > 0 {
+		retryAfterHeader(w, e.retryAfter)
+	}
 	if isAPI(r) {
 		writeJSON(w, r, e.status, noStore, apiError{Error: e.message, Field: e.field}) // two strings: cannot fail
 		return
@@ -267,6 +279,7 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 type apiError struct {
 	Error string `json:"error"`
 	Field string `json:"field,omitempty"`
+	Limit string `json:"limit,omitempty"` // the budget limit a run crossed (field "budget")
 }
 
 // isAPI reports whether a request is for the JSON API, whose errors are
@@ -283,6 +296,10 @@ func errorTitle(status int) string {
 		return "Method not allowed"
 	case http.StatusForbidden:
 		return "Request refused"
+	case http.StatusTooManyRequests:
+		return "Too many runs at once"
+	case http.StatusServiceUnavailable:
+		return "The server is busy"
 	default:
 		return "Something went wrong"
 	}

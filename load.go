@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"idemlab/internal/loadtest"
+	"idemlab/web"
+)
+
+// load is `idemlab load`: the load harness (internal/loadtest) against a
+// server on this machine, either -target (another idemlab serve
+// -trust-proxy on the loopback interface, so that its memory and CPU are
+// its own) or one started in this process.
+func load(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("load")
+	target := fs.String("target", "", "base URL of an idemlab serve -trust-proxy on 127.0.0.1 (default: a server in this process)")
+	learners := fs.Int("learners", 500, "virtual learners")
+	duration := fs.Duration("duration", 30*time.Second, "how long the learners click (at most 10m)")
+	thinkMin := fs.Duration("think-min", 2*time.Second, "shortest think time between clicks")
+	thinkMax := fs.Duration("think-max", 5*time.Second, "longest think time between clicks")
+	expensive := fs.Int("expensive", 0, "clients sending the most expensive requests they can, back to back")
+	closed := fs.Duration("closed-loop", 0, "then measure closed-loop clicks/s, and an http.FileServer of a lesson's bytes, for this long each")
+	idle := fs.Duration("idle", 5*time.Second, "pause before reading the idle memory after the run")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if *duration <= 0 || *duration > 10*time.Minute || *learners < 0 || *expensive < 0 || *thinkMax < *thinkMin {
+		return usagef("load: want 0 < -duration <= 10m, -think-min <= -think-max and no negative counts")
+	}
+	course, err := loadCourse("")
+	if err != nil {
+		return err
+	}
+	var slugs []string
+	for _, l := range course.Lessons {
+		if len(l.Playgrounds) > 0 {
+			slugs = append(slugs, l.Slug)
+		}
+	}
+	base := *target
+	if base == "" {
+		site, err := web.NewServer(web.Config{TrustProxy: true, Logger: slog.New(slog.DiscardHandler)}, course)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		srv := &http.Server{Handler: site.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		base = "http://" + ln.Addr().String()
+	}
+	if err := loadtest.CheckLoopback(base); err != nil {
+		return usagef("load: %v", err)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	idleBefore, err := loadtest.ScrapeMetrics(ctx, client, base)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	fmt.Fprintf(stdout, "target %s: idle RSS before %.1f MB\n", base, idleBefore["process_resident_memory_bytes"]/1e6)
+	res, err := loadtest.Run(ctx, loadtest.Config{Target: base, Learners: *learners, ThinkMin: *thinkMin, ThinkMax: *thinkMax,
+		Duration: *duration, Expensive: *expensive, Lessons: slugs})
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	fmt.Fprintf(stdout, "%d learners (think %v-%v) + %d expensive clients for %v:\n", *learners, *thinkMin, *thinkMax, *expensive, res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  learners: %.1f req/s, %s, errors %d %v\n", res.RPS, res.Clicks, res.Errors, res.StatusCounts)
+	if res.ErrorSample != "" {
+		fmt.Fprintf(stdout, "  first error: %s\n", res.ErrorSample)
+	}
+	if *expensive > 0 {
+		fmt.Fprintf(stdout, "  expensive requests answered (not 429): %s; answers by status %v\n", res.Expensive, res.Refusals)
+	}
+	m := res.ServerMetrics
+	fmt.Fprintf(stdout, "  server: peak RSS %.1f MB, CPU %.1f s; cache hit %.0f shared %.0f miss %.0f; refusals busy %.0f budget %.0f rate %.0f\n",
+		res.PeakRSS/1e6, res.CPUSeconds,
+		m[`idemlab_run_cache_requests_total{result="hit"}`], m[`idemlab_run_cache_requests_total{result="shared"}`], m[`idemlab_run_cache_requests_total{result="miss"}`],
+		m[`idemlab_refusals_total{reason="busy"}`], m[`idemlab_refusals_total{reason="budget"}`], m[`idemlab_refusals_total{reason="rate"}`])
+	if *closed > 0 {
+		if err := closedLoop(ctx, stdout, client, base, slugs[0], *closed); err != nil {
+			return err
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(*idle):
+	}
+	idleAfter, err := loadtest.ScrapeMetrics(ctx, client, base)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	fmt.Fprintf(stdout, "idle RSS after %v: %.1f MB (before %.1f MB); goroutines %.0f\n", *idle, idleAfter["process_resident_memory_bytes"]/1e6,
+		idleBefore["process_resident_memory_bytes"]/1e6, idleAfter["go_goroutines"])
+	return nil
+}
+
+// closedLoop measures clicks/s back to back (8 at a time) against the
+// server, cached (the states a lesson links to) and uncached (each click a
+// new seed), and GETs/s of one lesson's bytes from http.FileServer, in the
+// same run, and prints the ratios.
+func closedLoop(ctx context.Context, stdout io.Writer, client *http.Client, base, slug string, d time.Duration) error {
+	resp, err := client.Get(base + "/lessons/" + slug)
+	if err != nil {
+		return err
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	clicks := loadtest.Links(page)
+	if len(clicks) == 0 {
+		return fmt.Errorf("load: lesson %s has no playground links", slug)
+	}
+	dir, err := os.MkdirTemp("", "idemlab-load-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "lesson.html"), page, 0o644); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	files := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 10 * time.Second}
+	go files.Serve(ln)
+	defer files.Close()
+	const workers = 8
+	fileRate, fileErrs, err := loadtest.ClosedLoop(ctx, "http://"+ln.Addr().String(), func(int) string { return "/lesson.html" }, workers, d)
+	if err != nil {
+		return err
+	}
+	cached, cachedErrs, err := loadtest.ClosedLoop(ctx, base, func(i int) string { return clicks[i%len(clicks)] }, workers, d)
+	if err != nil {
+		return err
+	}
+	fresh, freshErrs, err := loadtest.ClosedLoop(ctx, base, func(i int) string { return fmt.Sprintf("%s&seed=%d", clicks[i%len(clicks)], 1_000_000+i) }, workers, d)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "closed loop, %d at a time, %v each: http.FileServer of lesson %s (%d bytes) %.0f/s (errors %d)\n", workers, d, slug, len(page), fileRate, fileErrs)
+	fmt.Fprintf(stdout, "  clicks, cached states: %.0f/s (errors %d) = %.2f × FileServer\n", cached, cachedErrs, cached/fileRate)
+	fmt.Fprintf(stdout, "  clicks, every one a new run: %.0f/s (errors %d) = %.3f × FileServer\n", fresh, freshErrs, fresh/fileRate)
+	return nil
+}

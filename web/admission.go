@@ -1,0 +1,276 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"idemlab/playground"
+)
+
+// Admission: everything that runs SQL (playground pages and fragments,
+// embeds, lesson states, /api/v1/run, the exercise checker) passes here.
+//
+//   - A run is a pure function of its URL, so its answer is cached
+//     (runcache.go) and identical requests in flight share one computation.
+//   - A computation needs a slot: at most admissionSlots run at once; a
+//     request waits for one at most admissionQueueWait, and at most
+//     admissionMaxWaiting wait; otherwise it is refused as busy (503 with
+//     Retry-After).
+//   - The run gets the playground's DefaultBudget, checked while it runs,
+//     and its rendered answer is capped at renderCap bytes. Over budget is a
+//     422 that shows the playground in place with a message naming the limit.
+//   - The computation's context ends when every request waiting for it has
+//     gone (the client went away) or at the deadline.
+//   - Each client has a token bucket (ratelimit.go); a run that took long
+//     costs more tokens.
+const (
+	admissionQueueWait  = 2 * time.Second
+	admissionMaxWaiting = 256
+	admissionRetryAfter = 2       // seconds, when busy
+	renderCap           = 3 << 20 // bytes of one rendered answer
+	// admissionCostUnit: a run costs one more token per unit of CPU time it
+	// used, so that a client sending expensive runs gets fewer of them (CPU,
+	// not wall time: on a loaded server a cheap run waits long).
+	admissionCostUnit = 10 * time.Millisecond
+)
+
+// admissionSlots is how many runs compute at once: a few per core, so that a
+// cheap click shares a core with an expensive run instead of queueing
+// behind it (each run's CPU is capped by its budget).
+func admissionSlots() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// admission is the server's one admission path.
+type admission struct {
+	slots     chan struct{}
+	waiting   atomic.Int64
+	queueWait time.Duration
+	budget    playground.Budget
+	renderCap int
+	cache     *runCache
+	limiter   *rateLimiter
+	metrics   *metrics
+
+	mu      sync.Mutex
+	flights map[string]*flight
+	gen     uint64 // bumped when the course changes: older computations are not cached
+}
+
+func newAdmission(m *metrics, limiter *rateLimiter) *admission {
+	return &admission{
+		slots:     make(chan struct{}, admissionSlots()),
+		queueWait: admissionQueueWait,
+		budget:    playground.DefaultBudget(),
+		renderCap: renderCap,
+		cache:     newRunCache(runCacheBytes),
+		limiter:   limiter,
+		metrics:   m,
+		flights:   map[string]*flight{},
+	}
+}
+
+// runOutput is a computed answer: a body and its status (200, or 422 when
+// the run was stopped at its budget).
+type runOutput struct {
+	status      int
+	contentType []string
+	body        *payload
+	refusal     string        // the budget limit, when status is 422
+	took        time.Duration // computing it
+	cpu         time.Duration // the run's CPU time (rendering aside)
+}
+
+// size is what the answer holds in memory: its body, a compressed copy
+// (about a fifth, made on first use) and a little more.
+func (o *runOutput) size() int64 { return int64(len(o.body.identity.body))*6/5 + 128 }
+
+// write sends the answer through the one body writer: 200s with their
+// ETag (304 when it matches), a refusal never stored.
+func (o *runOutput) write(w http.ResponseWriter, r *http.Request) {
+	cache := revalidate
+	if o.status != http.StatusOK {
+		cache = noStore
+	}
+	writeBody(w, r, o.status, o.contentType, cache, o.body)
+}
+
+// flight is one computation and the requests waiting for it.
+type flight struct {
+	done    chan struct{}
+	out     *runOutput
+	err     error
+	waiters int // guarded by admission.mu
+	cancel  context.CancelCauseFunc
+}
+
+// errClientGone ends a computation nobody waits for any more.
+var errClientGone = errors.New("every client waiting for this run went away")
+
+// computeFunc computes an answer within ctx and the budget.
+type computeFunc func(ctx context.Context, budget *playground.Budget) (*runOutput, error)
+
+// run answers key from the cache, or joins the computation in flight for
+// it, or starts one; source says which (hit, shared, miss). It returns
+// ctx's error when the client went away first, a *serverError when the server
+// is busy, or compute's error.
+func (a *admission) run(ctx context.Context, key string, compute computeFunc) (out *runOutput, source string, err error) {
+	if out, ok := a.cache.get(key); ok {
+		a.metrics.cacheHit("hit")
+		return out, "hit", nil
+	}
+	a.mu.Lock()
+	f, joined := a.flights[key]
+	if !joined {
+		// The computation outlives any one request: it stops when all its
+		// waiters have gone, or at its deadline.
+		runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+		f = &flight{done: make(chan struct{}), cancel: cancel}
+		a.flights[key] = f
+		go a.compute(runCtx, key, a.gen, f, compute)
+	}
+	f.waiters++
+	a.mu.Unlock()
+	source = "miss"
+	if joined {
+		source = "shared"
+	}
+	a.metrics.cacheHit(source)
+	select {
+	case <-f.done:
+		return f.out, source, f.err
+	case <-ctx.Done():
+		a.mu.Lock()
+		f.waiters--
+		if f.waiters == 0 {
+			f.cancel(errClientGone)
+		}
+		a.mu.Unlock()
+		return nil, source, ctx.Err()
+	}
+}
+
+// compute runs one computation in a slot, and caches what it may.
+func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flight, compute computeFunc) {
+	defer func() {
+		if v := recover(); v != nil {
+			f.out, f.err = nil, fmt.Errorf("panic computing %s: %v", truncate(key, 200), v)
+		}
+		a.mu.Lock()
+		delete(a.flights, key)
+		a.mu.Unlock()
+		f.cancel(nil)
+		close(f.done)
+	}()
+	release, err := a.acquire(ctx)
+	if err != nil {
+		f.err = err
+		return
+	}
+	defer release()
+	b := a.budget
+	ctx, cancel := context.WithTimeout(ctx, b.Wall+time.Second) // the budget's wall clock stops it first
+	defer cancel()
+	f.out, f.err = compute(ctx, &b)
+	var be *playground.BudgetError
+	if errors.As(f.err, &be) && be.Limit == playground.LimitWall {
+		f.err = a.busy()
+	}
+	if f.err == nil {
+		a.mu.Lock()
+		current := a.gen == gen
+		a.mu.Unlock()
+		if current {
+			a.cache.put(key, f.out)
+		}
+	}
+}
+
+// acquire takes a slot, waiting at most queueWait behind at most
+// admissionMaxWaiting others; release gives it back.
+func (a *admission) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case a.slots <- struct{}{}:
+	default:
+		if a.waiting.Add(1) > admissionMaxWaiting {
+			a.waiting.Add(-1)
+			return nil, a.busy()
+		}
+		t := time.NewTimer(a.queueWait)
+		defer t.Stop()
+		select {
+		case a.slots <- struct{}{}:
+			a.waiting.Add(-1)
+		case <-t.C:
+			a.waiting.Add(-1)
+			return nil, a.busy()
+		case <-ctx.Done():
+			a.waiting.Add(-1)
+			return nil, context.Cause(ctx)
+		}
+	}
+	a.metrics.runsInFlight.Inc()
+	return func() {
+		a.metrics.runsInFlight.Dec()
+		<-a.slots
+	}, nil
+}
+
+// busy is the refusal when every slot is taken.
+func (a *admission) busy() error {
+	a.metrics.refused("busy")
+	return &serverError{status: http.StatusServiceUnavailable, retryAfter: admissionRetryAfter,
+		message: fmt.Sprintf("The server is busy running other learners' playgrounds. Nothing was lost: try again in %d seconds.", admissionRetryAfter)}
+}
+
+// invalidate forgets every cached answer: the course changed.
+func (a *admission) invalidate() {
+	a.mu.Lock()
+	a.gen++
+	a.mu.Unlock()
+	a.cache.clear()
+}
+
+// cappedBuffer is a buffer that refuses to grow past max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+// errRenderCap: the rendered answer would be larger than renderCap.
+var errRenderCap = errors.New("the rendered answer is over its size cap")
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, errRenderCap
+	}
+	return b.Buffer.Write(p)
+}
+
+// budgetMessage says why a run stopped at its budget, or reports false
+// when err is not about the budget. A run stopped by the wall clock alone is
+// not: on a loaded server a cheap run can take long, so it is answered as
+// busy (overloaded), never cached, rather than blamed on the learner.
+func budgetMessage(err error, capBytes int) (limit, message string, ok bool) {
+	var be *playground.BudgetError
+	switch {
+	case errors.As(err, &be) && be.Limit == playground.LimitWall:
+		return "", "", false
+	case errors.As(err, &be):
+		return be.Limit, be.Error(), true
+	case errors.Is(err, errRenderCap):
+		return "rendered-bytes", fmt.Sprintf("the answer for this run would be larger than %d KiB, the most one answer may be; shorten the script", capBytes>>10), true
+	}
+	return "", "", false
+}
+
+// retryAfterHeader is set on every refusal that says when to come back.
+func retryAfterHeader(w http.ResponseWriter, seconds int) {
+	w.Header()["Retry-After"] = []string{strconv.Itoa(seconds)}
+}

@@ -1,0 +1,168 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"idemlab/playground"
+)
+
+// serveRun answers a request that runs SQL through the admission path
+// (admission.go): the client's share first, then the cache, a computation
+// in flight, or a new one in a slot. Refusals are errors for the one error
+// path (busy 503, rate 429, both with Retry-After); a run over its budget is
+// an answer (422) that compute rendered.
+func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute computeFunc) error {
+	client, err := s.admitClient(r)
+	if err != nil {
+		return err
+	}
+	key := r.URL.Path + "?" + r.URL.RawQuery
+	out, source, err := s.adm.run(r.Context(), key, compute)
+	if err != nil {
+		return err
+	}
+	if source == "miss" {
+		// An expensive run's client pays for its CPU in tokens, and a run
+		// over its budget costs half a burst more: asking for too much is
+		// what an attacker does, and a learner rarely.
+		cost := float64(out.cpu / admissionCostUnit)
+		if out.refusal != "" {
+			cost += rateLimitBurst / 2
+		}
+		if cost > 0 {
+			s.limiter.charge(client, cost)
+		}
+	}
+	if out.refusal != "" {
+		s.metrics.refused("budget")
+	}
+	out.write(w, r)
+	return nil
+}
+
+// admitClient takes a token from the request's client, or refuses it.
+func (s *Server) admitClient(r *http.Request) (string, error) {
+	client := s.limiter.clientOf(r)
+	if ok, retry := s.limiter.take(client, 1); !ok {
+		s.metrics.refused("rate")
+		return client, &serverError{status: http.StatusTooManyRequests, retryAfter: retry,
+			message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+	}
+	return client, nil
+}
+
+// refusalView says why a playground's run was stopped, and where to go.
+type refusalView struct {
+	limit   string // the budget limit crossed (playground.Limit…, or rendered-bytes)
+	message string
+	home    string // the playground's start
+	undo    string // the state without its last event, or ""
+}
+
+// refusedView is the playground of a run stopped at its budget.
+func refusedView(v *siteView, place pgPlace, state pgState, limit, message string) *playgroundView {
+	sc, _ := playground.LookupScenario(state.scenario) // the run looked it up already
+	if sc == nil {
+		sc = &playground.Scenario{Name: state.scenario, Title: state.scenario}
+	}
+	pv := &playgroundView{id: "playground", place: place, state: state, scenario: sc, spec: place.spec, at: -1}
+	if place.block != "" {
+		pv.id = place.block
+	}
+	pv.self = v.path(place.href(state))
+	pv.refusal = &refusalView{limit: limit, message: message, home: v.path(place.href(place.home))}
+	if len(state.events) > 1 {
+		prev := state
+		prev.events, prev.at = state.events[:len(state.events)-1], -1
+		pv.refusal.undo = v.path(place.href(prev))
+	}
+	return pv
+}
+
+// playgroundCompute runs a playground state and renders it with draw. A run
+// stopped at its budget, or an answer over renderCap, is drawn as the
+// refused playground with status 422.
+func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, state pgState, draw func(*playgroundView) templ.Component) computeFunc {
+	return func(ctx context.Context, b *playground.Budget) (*runOutput, error) {
+		start := time.Now()
+		var used playground.Usage
+		pv, err := s.runPlayground(ctx, b, &used, v, place, sc, state)
+		out := &runOutput{status: http.StatusOK, contentType: htmlContentType}
+		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
+			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
+		} else if err != nil {
+			return nil, err
+		}
+		body, err := renderCapped(ctx, draw(pv), s.adm.renderCap)
+		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok && out.refusal == "" {
+			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
+			body, err = renderCapped(ctx, draw(pv), s.adm.renderCap)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.body, out.took, out.cpu = requestPayload(body), time.Since(start), used.CPU
+		s.metrics.observeRun(out.took)
+		return out, nil
+	}
+}
+
+// renderCapped renders c into at most limit bytes.
+func renderCapped(ctx context.Context, c templ.Component, limit int) ([]byte, error) {
+	buf := &cappedBuffer{max: limit}
+	err := c.Render(ctx, buf)
+	return buf.Bytes(), err
+}
+
+// inLayout is content drawn inside a layout (page, embedPage).
+func inLayout(layout, content templ.Component) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		return layout.Render(templ.WithChildren(ctx, content), w)
+	})
+}
+
+// apiRunCompute runs an API request and encodes its trace; a run over its
+// budget, or a trace over renderCap, is a 422 whose error names the limit.
+func (s *Server) apiRunCompute(req playground.Request) computeFunc {
+	return func(ctx context.Context, b *playground.Budget) (*runOutput, error) {
+		start := time.Now()
+		var used playground.Usage
+		req.Budget, req.Usage = b, &used
+		tr, err := playground.Run(ctx, req)
+		out := &runOutput{status: http.StatusOK, contentType: jsonContentType}
+		var body []byte
+		if err == nil {
+			body, err = json.Marshal(tr)
+			if err == nil && len(body) > s.adm.renderCap {
+				err = errRenderCap
+			}
+		}
+		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
+			out.status, out.refusal = http.StatusUnprocessableEntity, limit
+			body, err = json.Marshal(apiError{Error: msg, Field: "budget", Limit: limit})
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.body, out.took, out.cpu = requestPayload(append(body, '\n')), time.Since(start), used.CPU
+		s.metrics.observeRun(out.took)
+		return out, nil
+	}
+}
+
+// isRefusal reports a *serverError the admission path made (busy, rate).
+func isRefusal(err error) (*serverError, bool) {
+	var se *serverError
+	if errors.As(err, &se) && se.retryAfter > 0 {
+		return se, true
+	}
+	return nil, false
+}
