@@ -93,6 +93,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return checkExercise(ctx, args, stdout)
 	case "run":
 		return runScenario(ctx, args, stdout)
+	case "load":
+		return load(ctx, args, stdout)
 	case "scenarios":
 		return listScenarios(args, stdout)
 	case "handlers":
