@@ -81,10 +81,6 @@ func (e *BudgetError) Error() string {
 	return "the run stopped at its budget (" + e.Limit + ")"
 }
 
-// Deterministic reports whether the same request always crosses this limit:
-// counts do, CPU and wall time depend on the machine's load.
-func (e *BudgetError) Deterministic() bool { return e.Limit != LimitCPU && e.Limit != LimitWall }
-
 // meter counts one run's use of its budget. A nil *meter counts nothing.
 type meter struct {
 	b          Budget

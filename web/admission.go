@@ -182,7 +182,9 @@ func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flig
 	if errors.As(f.err, &be) && be.Limit == playground.LimitWall {
 		f.err = a.busy()
 	}
-	if f.err == nil {
+	// A run stopped by its CPU time depends on the machine's load: it is
+	// answered, not kept. Every other answer is a function of its URL.
+	if f.err == nil && f.out.refusal != playground.LimitCPU {
 		a.mu.Lock()
 		current := a.gen == gen
 		a.mu.Unlock()
