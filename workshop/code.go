@@ -11,10 +11,10 @@ import (
 // two groups of three.
 type Code string
 
-// codeAlphabet is the characters a code is made of. 24 symbols, so a code is
-// one of 24^6 ≈ 191 million; with joins rate-limited per client, guessing a
+// codeAlphabet is the characters a code is made of. 23 symbols, so a code is
+// one of 23^6 ≈ 148 million; with joins rate-limited per client, guessing a
 // live room is hopeless.
-const codeAlphabet = "ACDEFGHJKMNPQRTWXY345679"
+const codeAlphabet = "ACDEFGHJKMNPQRTWXY34679"
 
 const codeLen = 6
 

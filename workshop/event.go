@@ -122,6 +122,8 @@ func jsonInputError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return inputErrorf("body", "want a JSON object, got a JSON %s", typeErr.Value)
 	case errors.As(err, &typeErr):
 		return inputErrorf(typeErr.Field, "want a %s, got a JSON %s", typeErr.Type, typeErr.Value)
 	case errors.As(err, &syntaxErr):
@@ -129,7 +131,11 @@ func jsonInputError(err error) error {
 	case errors.Is(err, io.EOF):
 		return inputErrorf("body", "empty; want a JSON object such as {\"kind\":\"lesson_opened\",\"lesson\":\"01-intro\"}")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return inputErrorf(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "not a field of an event")
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		if name == "" {
+			return inputErrorf("body", "a field with an empty name is not a field of an event")
+		}
+		return inputErrorf(truncate(name, 40), "not a field of an event")
 	default:
 		return inputErrorf("body", "not an event: %v", err)
 	}
