@@ -24,6 +24,8 @@ Usage:
                             check a handler script (FILE, or - for stdin) against an exercise
   idemlab scenarios         list the built-in scenarios
   idemlab handlers          list the built-in handlers
+  idemlab backup [-data DIR] FILE
+                            copy the workshop database to FILE, safely while a server runs
   idemlab version           print the version
 
 Flags of serve (each has an environment variable; a flag given on the command line wins):
@@ -32,6 +34,9 @@ Flags of serve (each has an environment variable; a flag given on the command li
   -public-url URL           absolute URL the site is reached at, behind a proxy (IDEMLAB_PUBLIC_URL)
   -frame-ancestors ORIGINS  origins allowed to embed pages, space or comma separated (IDEMLAB_FRAME_ANCESTORS; default 'self')
   -log-format text|json     log format on stderr (IDEMLAB_LOG_FORMAT; default text)
+  -instructor-key KEY       secret of the instructor link (IDEMLAB_INSTRUCTOR_KEY; default: random, printed at start)
+  -data DIR                 workshop database folder, created with the first room (IDEMLAB_DATA; default: the user's state folder)
+  -retention AGE            delete rooms this long after creation, e.g. 30d (IDEMLAB_RETENTION; default 30d)
 
 Run 'idemlab COMMAND -h' for the flags of one command.
 `
@@ -81,6 +86,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return serve(ctx, args, stdout, stderr)
 	case "lint":
 		return lint(args, stdout)
+	case "backup":
+		return backupCommand(ctx, args, stdout)
 	case "health":
 		return health(ctx, args, stdout)
 	case "version":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +36,7 @@ type serveConfig struct {
 	PublicURL      string
 	FrameAncestors []string
 	LogFormat      string
+	Workshop       workshopFlags
 }
 
 // parseServeConfig reads the serve flags, each falling back to its
@@ -50,11 +52,17 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&cfg.PublicURL, "public-url", getenv("IDEMLAB_PUBLIC_URL"), "absolute URL the site is reached at, for links behind a proxy (env IDEMLAB_PUBLIC_URL)")
 	fs.StringVar(&frameAncestors, "frame-ancestors", envOr(getenv, "IDEMLAB_FRAME_ANCESTORS", "'self'"), "origins allowed to embed pages, space or comma separated (env IDEMLAB_FRAME_ANCESTORS)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr(getenv, "IDEMLAB_LOG_FORMAT", "text"), "log format: text or json (env IDEMLAB_LOG_FORMAT)")
+	addWorkshopFlags(fs, getenv, &cfg.Workshop)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, usagef("serve: unexpected argument %q", fs.Arg(0))
+	}
+	retentionSet := false
+	fs.Visit(func(f *flag.Flag) { retentionSet = retentionSet || f.Name == "retention" })
+	if err := cfg.Workshop.resolve(getenv, retentionSet); err != nil {
+		return cfg, err
 	}
 
 	if cfg.Addr == "" {
@@ -134,11 +142,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	workshopCfg, closeStore, err := openWorkshop(ctx, cfg.Workshop, logger)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	site, err := web.NewServer(web.Config{
 		PublicURL:      cfg.PublicURL,
 		FrameAncestors: cfg.FrameAncestors,
 		Logger:         logger,
 		Version:        buildVersion(),
+		Workshop:       workshopCfg,
 	}, course)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -184,6 +198,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger.Info("serving", "addr", listener.Addr().String(), "url", openURL,
 		"lessons", len(course.Lessons), "source", courseSource(cfg.LessonsDir), "version", buildVersion())
 	fmt.Fprintf(stdout, "Idemlab is serving the course at %s\n", openURL)
+	fmt.Fprintf(stdout, "Instructor link (keep it to yourself): %sworkshop?key=%s\n", openURL, cfg.Workshop.InstructorKey)
+	fmt.Fprintf(stdout, "Workshop data: %s (created with the first room)\n", cfg.Workshop.DataDir)
 
 	select {
 	case err := <-served:

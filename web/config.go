@@ -25,6 +25,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is shown in the footer.
 	Version string
+	// Workshop, if not nil, turns on workshop mode (rooms, class view).
+	Workshop *WorkshopConfig
 }
 
 // ParseFrameAncestors reads a list of frame ancestors as an operator types

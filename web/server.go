@@ -29,6 +29,7 @@ type Server struct {
 	site     atomic.Pointer[renderedSite]
 	fallback *payload // a plain 500 page, for when rendering the error page fails
 	handler  http.Handler
+	workshop *workshopState // nil: workshop mode is off
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
@@ -80,6 +81,9 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 
 		errorContent: errorPage,
 	}
+	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
+		return nil, err
+	}
 	site, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -119,7 +123,7 @@ type route struct {
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
 	ex := newExerciseChecker(s, defaultCheckConcurrency())
-	return []route{
+	return append([]route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
 		{"GET /embed/lessons/{slug}", s.handle(s.serveEmbedLesson)},
@@ -131,7 +135,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/check", s.handle(ex.serveCheckAPI)},
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}
+	}, s.workshopRoutes()...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,

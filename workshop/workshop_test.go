@@ -75,7 +75,7 @@ func TestDecodeEvent_RejectsNamingTheField(t *testing.T) {
 		{`{"kind":"exercise_checked","exercise":"x"}`, "passed"},
 		{`{"kind":"exercise_checked","exercise":"x","passed":true,"counterexample":"c"}`, "counterexample"},
 		{`{"kind":"exercise_checked","exercise":"x","passed":"yes"}`, "passed"},
-		{`{"kind":"quiz_answered","lesson":"l","quiz":"q"}`, "correct"},
+		{`{"kind":"quiz_answered","lesson":"l","correct":true}`, "quiz"},
 		{`{"kind":"hint_used","exercise":"x","hint":0}`, "hint"},
 		{`{"kind":"hand_raised","who":"me"}`, "who"},
 		{`{"kind":"lesson_opened","lesson":"` + strings.Repeat("a", 5000) + `"}`, "body"},
