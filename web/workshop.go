@@ -19,9 +19,9 @@ type WorkshopConfig struct {
 	// InstructorKey is the secret of the instructor link; every instructor
 	// page and action needs it. It must be at least 16 characters.
 	InstructorKey string
-	// JoinsPerMinute is how many join attempts one client may make per
-	// minute (0: 10), so join codes cannot be guessed.
-	JoinsPerMinute int
+	// WrongCodesPerMinute is how many wrong join codes one client may try
+	// per minute (0: 10), so codes cannot be guessed.
+	WrongCodesPerMinute int
 }
 
 // Cookie names. Both are HttpOnly, SameSite=Lax, Secure under https.
@@ -49,7 +49,7 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	if len(cfg.InstructorKey) < 16 {
 		return nil, errors.New("web: the instructor key must be at least 16 characters")
 	}
-	perMinute := cfg.JoinsPerMinute
+	perMinute := cfg.WrongCodesPerMinute
 	if perMinute <= 0 {
 		perMinute = 10
 	}

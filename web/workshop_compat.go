@@ -92,7 +92,8 @@ func writeWorkshopBody(w http.ResponseWriter, r *http.Request, status int, conte
 	}
 }
 
-// clientLimiter allows each client (by IP address) n attempts per window.
+// clientLimiter counts each client's (by IP address) failures in a sliding
+// window and refuses the client once it has n of them.
 type clientLimiter struct {
 	n      int
 	window time.Duration
@@ -104,28 +105,44 @@ func newClientLimiter(n int, window time.Duration) *clientLimiter {
 	return &clientLimiter{n: n, window: window, seen: make(map[string][]time.Time)}
 }
 
-// allow records an attempt and says whether it is within the limit, and if
-// not, how many seconds until the next one is.
-func (l *clientLimiter) allow(r *http.Request, now time.Time) (bool, int) {
+func clientOf(r *http.Request) string {
 	client, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		client = r.RemoteAddr
+		return r.RemoteAddr
 	}
+	return client
+}
+
+// allow says whether the client is under its limit, and if not, how many
+// seconds until it is.
+func (l *clientLimiter) allow(r *http.Request, now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	recent := l.recent(clientOf(r), now)
+	if len(recent) >= l.n {
+		return false, int((l.window-now.Sub(recent[0]))/time.Second) + 1
+	}
+	return true, 0
+}
+
+// fail counts one failure of the client.
+func (l *clientLimiter) fail(r *http.Request, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.seen) > 10000 { // forget everyone rather than grow without bound
 		clear(l.seen)
 	}
+	client := clientOf(r)
+	l.seen[client] = append(l.recent(client, now), now)
+}
+
+func (l *clientLimiter) recent(client string, now time.Time) []time.Time {
 	recent := l.seen[client][:0]
 	for _, t := range l.seen[client] {
 		if now.Sub(t) < l.window {
 			recent = append(recent, t)
 		}
 	}
-	if len(recent) >= l.n {
-		l.seen[client] = recent
-		return false, int((l.window-now.Sub(recent[0]))/time.Second) + 1
-	}
-	l.seen[client] = append(recent, now)
-	return true, 0
+	l.seen[client] = recent
+	return recent
 }

@@ -24,8 +24,9 @@ func (s *Server) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 	return writeWorkshopHTML(w, r, http.StatusOK, page(site.view, pageMeta{title: "Join a workshop", section: "workshop"}), joinPage(site.view, code, formKey()))
 }
 
-// serveJoin joins a room: rate-limited per client so codes cannot be
-// guessed; idempotent by the form's key, so a double submit is one learner.
+// serveJoin joins a room. Wrong codes are limited per client, so codes
+// cannot be guessed (a class behind one address joins freely); the form's
+// key makes a double submit one learner.
 func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.workshopOn()
 	if err != nil {
@@ -33,7 +34,7 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	if ok, retry := ws.joins.allow(r, time.Now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		return wsError(http.StatusTooManyRequests, "code", "Too many join attempts from this address; wait a minute and try again.")
+		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
 	}
 	if err := parseForm(w, r); err != nil {
 		return err
@@ -44,10 +45,12 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	code, err := workshop.ParseCode(r.PostFormValue("code"))
 	if err != nil {
+		ws.joins.fail(r, time.Now())
 		return workshopErr(err)
 	}
 	_, l, err := ws.svc.Join(r.Context(), code, key, r.PostFormValue("name"))
 	if errors.Is(err, workshop.ErrNotFound) {
+		ws.joins.fail(r, time.Now())
 		return wsError(http.StatusNotFound, "code", "No room has the code "+string(code)+". Check it with your instructor.")
 	}
 	if err != nil {

@@ -291,8 +291,13 @@ func TestWorkshop_SecureCookieUnderHTTPS(t *testing.T) {
 	}
 }
 
-func TestWorkshop_JoinIsRateLimited(t *testing.T) {
+func TestWorkshop_WrongCodesAreRateLimited(t *testing.T) {
 	ws := newWorkshopSite(t, nil)
+	_, code := ws.createRoom(t, ws.instructor(t), "form-key-room-1")
+	// A class behind one address joins freely.
+	for i := range 15 {
+		ws.join(t, code, fmt.Sprint("Learner ", i))
+	}
 	c := ws.client(t)
 	var last *http.Response
 	for i := range 11 {
@@ -303,6 +308,9 @@ func TestWorkshop_JoinIsRateLimited(t *testing.T) {
 	}
 	if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
 		t.Errorf("the 11th guess in a minute: %d (Retry-After %q), want 429 with Retry-After", last.StatusCode, last.Header.Get("Retry-After"))
+	}
+	if resp := post(t, c, ws.srv.URL+"/join", url.Values{"key": {"join-key-right"}, "code": {string(code)}, "name": {"Mallory"}}); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("the right code after 10 wrong ones: %d, want 429 (the guesser waits)", resp.StatusCode)
 	}
 }
 
