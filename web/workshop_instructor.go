@@ -189,8 +189,11 @@ func learnerRowView(c *workshop.Class, p *workshop.LearnerProgress, order int, n
 	return row
 }
 
-func summaryView(c *workshop.Class, n int) classSummaryView {
+func summaryView(c *workshop.Class, n int, title func(string) string) classSummaryView {
 	sv := classSummaryView{learners: n, where: c.Where(), counterexamples: c.Counterexamples()}
+	for i := range sv.where {
+		sv.where[i].Lesson = title(sv.where[i].Lesson)
+	}
 	if len(sv.counterexamples) > 10 {
 		sv.counterexamples = sv.counterexamples[:10]
 	}
@@ -238,7 +241,7 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	for _, p := range rows {
 		cv.rows = append(cv.rows, learnerRowView(class, p, order[p.Learner.ID], now, title))
 	}
-	cv.summary = summaryView(class, len(rows))
+	cv.summary = summaryView(class, len(rows), title)
 	site := s.site.Load()
 	return writeWorkshopHTML(w, r, http.StatusOK, page(site.view, pageMeta{title: room.Name, section: "workshop"}), classPage(site.view, cv))
 }
