@@ -178,9 +178,9 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	if !passed["Ada"] || passed["Bob"] || passed["Cy"] || len(passed) != 3 {
 		t.Errorf("export of %s: %v, want Ada passed, Bob and Cy not", spec.ID, passed)
 	}
-	for _, ctx := range append([]context.Context{instructor}, learners["Ada"], learners["Bob"], cy) {
-		for _, e := range browsertest.PageErrors(ctx) {
-			t.Logf("page error: %s", e)
-		}
+	// Cy's page reports the requests that failed while she was offline;
+	// any other page error is a bug.
+	for _, e := range browsertest.PageErrors(instructor) {
+		t.Errorf("page error: %s", e)
 	}
 }

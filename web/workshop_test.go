@@ -33,7 +33,7 @@ type workshopSite struct {
 	dir   string
 }
 
-func newWorkshopSite(t *testing.T, wrap func(workshop.Store) workshop.Store) *workshopSite {
+func newWorkshopSite(t testing.TB, wrap func(workshop.Store) workshop.Store) *workshopSite {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "data")
 	store, err := sqlitestore.Open(t.Context(), filepath.Join(dir, sqlitestore.FileName))
@@ -56,7 +56,7 @@ func newWorkshopSite(t *testing.T, wrap func(workshop.Store) workshop.Store) *wo
 }
 
 // client is one browser: its own cookies, redirects not followed.
-func (ws *workshopSite) client(t *testing.T) *http.Client {
+func (ws *workshopSite) client(testing.TB) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{Jar: jar, Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
@@ -70,7 +70,7 @@ func (ws *workshopSite) instructor(t *testing.T) *http.Client {
 	return c
 }
 
-func get(t *testing.T, c *http.Client, u string) *http.Response {
+func get(t testing.TB, c *http.Client, u string) *http.Response {
 	t.Helper()
 	resp, err := c.Get(u)
 	if err != nil {
@@ -80,7 +80,7 @@ func get(t *testing.T, c *http.Client, u string) *http.Response {
 	return resp
 }
 
-func post(t *testing.T, c *http.Client, u string, form url.Values) *http.Response {
+func post(t testing.TB, c *http.Client, u string, form url.Values) *http.Response {
 	t.Helper()
 	resp, err := c.PostForm(u, form)
 	if err != nil {
@@ -91,7 +91,7 @@ func post(t *testing.T, c *http.Client, u string, form url.Values) *http.Respons
 }
 
 // createRoom creates a room with two lessons and one exercise, returning its id and code.
-func (ws *workshopSite) createRoom(t *testing.T, c *http.Client, key string) (int64, workshop.Code) {
+func (ws *workshopSite) createRoom(t testing.TB, c *http.Client, key string) (int64, workshop.Code) {
 	t.Helper()
 	course := builtinCourse(t)
 	ex := course.Exercises()[0]
@@ -450,7 +450,7 @@ type sseEvent struct {
 	id, event, data string
 }
 
-func openStream(t *testing.T, c *http.Client, u, lastEventID string) *sse {
+func openStream(t testing.TB, c *http.Client, u, lastEventID string) *sse {
 	t.Helper()
 	req, _ := http.NewRequest("GET", u, nil)
 	if lastEventID != "" {
@@ -469,33 +469,39 @@ func openStream(t *testing.T, c *http.Client, u, lastEventID string) *sse {
 	return &sse{r: bufio.NewReader(resp.Body), body: resp.Body}
 }
 
+// read returns the next event, or false when the stream ends.
+func (s *sse) read() (sseEvent, bool) {
+	var e sseEvent
+	var data []string
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			return e, false
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case line == "" && e.event != "":
+			e.data = strings.Join(data, "\n")
+			return e, true
+		case strings.HasPrefix(line, "id: "):
+			e.id = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			e.event = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			data = append(data, line[6:])
+		}
+	}
+}
+
 // next returns the next event, failing the test after timeout.
 func (s *sse) next(t *testing.T, timeout time.Duration) sseEvent {
 	t.Helper()
 	got := make(chan sseEvent, 1)
 	go func() {
-		var e sseEvent
-		var data []string
-		for {
-			line, err := s.r.ReadString('\n')
-			if err != nil {
-				close(got)
-				return
-			}
-			line = strings.TrimRight(line, "\n")
-			switch {
-			case line == "" && e.event != "":
-				e.data = strings.Join(data, "\n")
-				got <- e
-				return
-			case strings.HasPrefix(line, "id: "):
-				e.id = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				e.event = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				data = append(data, line[6:])
-			}
+		if e, ok := s.read(); ok {
+			got <- e
 		}
+		close(got)
 	}()
 	select {
 	case e, ok := <-got:
