@@ -287,6 +287,14 @@ func errorTitle(status int) string {
 		return "Method not allowed"
 	case http.StatusForbidden:
 		return "Request refused"
+	case http.StatusUnauthorized:
+		return "You are not in a room here"
+	case http.StatusGone:
+		return "This room has ended"
+	case http.StatusTooManyRequests:
+		return "Too many attempts"
+	case http.StatusConflict, http.StatusUnprocessableEntity:
+		return "That request was not repeated"
 	default:
 		return "Something went wrong"
 	}

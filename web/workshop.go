@@ -64,23 +64,23 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 // workshopRoutes are the routes of workshop mode, part of the one route list.
 func (s *Server) workshopRoutes() []route {
 	return []route{
-		{"GET /workshop", s.handleWorkshop(s.serveInstructorHome)},
-		{"POST /workshop/rooms", s.handleWorkshop(s.serveCreateRoom)},
-		{"GET /workshop/rooms/{id}", s.handleWorkshop(s.serveClassView)},
-		{"GET /workshop/rooms/{id}/projector", s.handleWorkshop(s.serveProjector)},
-		{"GET /workshop/rooms/{id}/stream", s.handleWorkshop(s.serveClassStream)},
-		{"POST /workshop/rooms/{id}/push", s.handleWorkshop(s.servePush)},
-		{"POST /workshop/rooms/{id}/end", s.handleWorkshop(s.serveEndRoom)},
-		{"POST /workshop/rooms/{id}/delete", s.handleWorkshop(s.serveDeleteRoom)},
-		{"GET /workshop/rooms/{id}/export.csv", s.handleWorkshop(s.serveExportCSV)},
-		{"GET /workshop/rooms/{id}/export.json", s.handleWorkshop(s.serveExportJSON)},
-		{"GET /join", s.handleWorkshop(s.serveJoinPage)},
-		{"POST /join", s.handleWorkshop(s.serveJoin)},
-		{"GET /room", s.handleWorkshop(s.serveLearnerRoom)},
-		{"POST /room/hand", s.handleWorkshop(s.serveHandForm)},
-		{"GET /api/v1/room", s.handleWorkshop(s.serveLearnerAPI)},
-		{"POST /api/v1/room/events", s.handleWorkshop(s.serveLearnerEvent)},
-		{"GET /api/v1/room/stream", s.handleWorkshop(s.serveLearnerStream)},
+		{"GET /workshop", s.handle(s.serveInstructorHome)},
+		{"POST /workshop/rooms", s.handle(s.serveCreateRoom)},
+		{"GET /workshop/rooms/{id}", s.handle(s.serveClassView)},
+		{"GET /workshop/rooms/{id}/projector", s.handle(s.serveProjector)},
+		{"GET /workshop/rooms/{id}/stream", s.handle(s.serveClassStream)},
+		{"POST /workshop/rooms/{id}/push", s.handle(s.servePush)},
+		{"POST /workshop/rooms/{id}/end", s.handle(s.serveEndRoom)},
+		{"POST /workshop/rooms/{id}/delete", s.handle(s.serveDeleteRoom)},
+		{"GET /workshop/rooms/{id}/export.csv", s.handle(s.serveExportCSV)},
+		{"GET /workshop/rooms/{id}/export.json", s.handle(s.serveExportJSON)},
+		{"GET /join", s.handle(s.serveJoinPage)},
+		{"POST /join", s.handle(s.serveJoin)},
+		{"GET /room", s.handle(s.serveLearnerRoom)},
+		{"POST /room/hand", s.handle(s.serveHandForm)},
+		{"GET /api/v1/room", s.handle(s.serveLearnerAPI)},
+		{"POST /api/v1/room/events", s.handle(s.serveLearnerEvent)},
+		{"GET /api/v1/room/stream", s.handle(s.serveLearnerStream)},
 	}
 }
 
@@ -148,6 +148,13 @@ func (s *Server) learner(r *http.Request) (*workshopState, workshop.Room, worksh
 		return nil, room, l, err
 	}
 	return ws, room, l, nil
+}
+
+// wsError is a workshop answer other than success, for the one error path:
+// its status, the request field to blame, and a message in the visitor's
+// terms (under /api/ it is JSON {"error", "field"}).
+func wsError(status int, field, message string) error {
+	return &serverError{status: status, field: field, message: message}
 }
 
 // workshopErr gives workshop's errors their status and a message a person

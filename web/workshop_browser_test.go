@@ -68,7 +68,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	// with every lesson and exercise (the form's defaults).
 	run(t, instructor, chromedp.Navigate(base+"/workshop?key="+testInstructorKey))
 	waitFor(t, instructor, `[data-testid="ws-create-form"]`)
-	eval[bool](t, instructor, `document.querySelector('[data-testid="ws-room-name"]').value = "Tuesday", true`)
+	eval[bool](t, instructor, `document.querySelector('[data-testid="ws-new-room-name"]').value = "Tuesday", true`)
 	click(t, instructor, `[data-testid="ws-create"]`)
 	waitFor(t, instructor, `[data-testid="ws-class"]`)
 	code := eval[string](t, instructor, `document.querySelector('[data-testid="ws-code"]').textContent`)
@@ -127,7 +127,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 		waitFor(t, learners[name], `[data-testid="ws-banner"]`)
 	}
 	time.Sleep(500 * time.Millisecond) // the pages' streams connect (they would resume anyway)
-	click(t, instructor, `[data-testid="ws-chaos-duplicate"]`)
+	click(t, instructor, `[data-testid="ws-chaos"][data-fault="duplicate"]`)
 	waitFor(t, instructor, `[data-testid="ws-class"]`)
 	for _, name := range names {
 		waitScript(t, learners[name], "pg-1", "deliver msg-1 lose-ack; redeliver msg-1; publish msg-1")

@@ -24,7 +24,7 @@ func FuzzPushForm(f *testing.F) {
 		}
 		e, err := pushFromForm(room, q.Get)
 		if err != nil {
-			we, ok := err.(*workshopError)
+			we, ok := err.(*serverError)
 			if !ok || we.field == "" || we.status != 400 {
 				t.Fatalf("error %v does not name a field", err)
 			}
@@ -48,7 +48,7 @@ func FuzzResumeFrom(f *testing.F) {
 			t.Fatalf("resume from %d", n)
 		}
 		if err != nil {
-			if we, ok := err.(*workshopError); !ok || we.field == "" {
+			if we, ok := err.(*serverError); !ok || we.field == "" {
 				t.Fatalf("error %v does not name a field", err)
 			}
 		}

@@ -55,7 +55,7 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 			hv.exercises = append(hv.exercises, exerciseChoice{x.ID, l.Title})
 		}
 	}
-	return writeWorkshopHTML(w, r, http.StatusOK, page(site.view, pageMeta{title: "Workshops", section: "workshop"}), instructorHome(site.view, hv))
+	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: "Workshops", section: "workshop"}), instructorHome(site.view, hv))
 }
 
 // serveCreateRoom creates a room from the form; the form's key makes a
@@ -243,7 +243,7 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	}
 	cv.summary = summaryView(class, len(rows), title)
 	site := s.site.Load()
-	return writeWorkshopHTML(w, r, http.StatusOK, page(site.view, pageMeta{title: room.Name, section: "workshop"}), classPage(site.view, cv))
+	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: room.Name, section: "workshop"}), classPage(site.view, cv))
 }
 
 func (s *Server) serveProjector(w http.ResponseWriter, r *http.Request) error {
@@ -257,7 +257,7 @@ func (s *Server) serveProjector(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	site := s.site.Load()
-	return writeWorkshopHTML(w, r, http.StatusOK, embedPage(site.view, pageMeta{title: room.Name, section: "workshop"}), projectorPage(site.view, room, join, qr))
+	return writeHTML(w, r, http.StatusOK, noStore, embedPage(site.view, pageMeta{title: room.Name, section: "workshop"}), projectorPage(site.view, room, join, qr))
 }
 
 // chaosFault is one fault the chaos conductor pushes. line is what a
@@ -423,6 +423,6 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, format stri
 		return err
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="room-%s.%s"`, strings.ReplaceAll(string(room.Code), "-", ""), format))
-	writeWorkshopBody(w, r, http.StatusOK, []string{contentType}, []byte(buf.String()))
+	writeBody(w, r, http.StatusOK, []string{contentType}, noStore, requestPayload([]byte(buf.String())))
 	return nil
 }

@@ -21,7 +21,7 @@ func (s *Server) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 		code = ""
 	}
 	site := s.site.Load()
-	return writeWorkshopHTML(w, r, http.StatusOK, page(site.view, pageMeta{title: "Join a workshop", section: "workshop"}), joinPage(site.view, code, formKey()))
+	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: "Join a workshop", section: "workshop"}), joinPage(site.view, code, formKey()))
 }
 
 // serveJoin joins a room. Wrong codes are limited per client, so codes
@@ -97,7 +97,7 @@ func (s *Server) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error 
 		lv.lessons = append(lv.lessons, lessonLink{slug, title(slug)})
 	}
 	site := s.site.Load()
-	return writeWorkshopHTML(w, r, http.StatusOK, page(site.view, pageMeta{title: room.Name, section: "workshop"}), learnerRoomPage(site.view, lv))
+	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: room.Name, section: "workshop"}), learnerRoomPage(site.view, lv))
 }
 
 // lastPushID is the id of the room's last push, where a learner's stream
@@ -166,7 +166,7 @@ func (s *Server) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeWorkshopJSON(w, r, http.StatusOK, learnerJSON{Room: room.Name, Code: string(room.Code), Name: l.Name, Open: room.Open(),
+	return writeJSON(w, r, http.StatusOK, noStore, learnerJSON{Room: room.Name, Code: string(room.Code), Name: l.Name, Open: room.Open(),
 		Lessons: room.Lessons, Exercises: room.Exercises, LastEventID: last})
 }
 
@@ -203,5 +203,5 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	return writeWorkshopJSON(w, r, http.StatusCreated, eventAck{ID: stored.ID, Kind: stored.Kind, At: stored.At.UTC().Format(time.RFC3339Nano)})
+	return writeJSON(w, r, http.StatusCreated, noStore, eventAck{ID: stored.ID, Kind: stored.Kind, At: stored.At.UTC().Format(time.RFC3339Nano)})
 }
