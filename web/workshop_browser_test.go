@@ -35,6 +35,21 @@ func offline(on bool) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// pollFor evaluates expr until it is true or the time is up.
+func pollFor(ctx context.Context, limit time.Duration, expr string) error {
+	deadline := time.Now().Add(limit)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("still false after %v (%v)", limit, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // rowOf is a JS expression for the class view's row of a learner by name.
 func rowOf(name string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll('[data-testid="ws-row"]')].find(r => r.querySelector('[data-testid="ws-row-name"]').textContent === %q)`, name)
@@ -130,7 +145,15 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	click(t, instructor, `[data-testid="ws-chaos"][data-fault="duplicate"]`)
 	waitFor(t, instructor, `[data-testid="ws-class"]`)
 	for _, name := range names {
-		waitScript(t, learners[name], "pg-1", "deliver msg-1 lose-ack; redeliver msg-1; publish msg-1")
+		// Generous: on a loaded machine the push, the swap and the re-run take a while.
+		ctx, cancel := context.WithTimeout(learners[name], 60*time.Second)
+		err := pollFor(ctx, 60*time.Second, `(document.getElementById("pg-1") || {dataset: {}}).dataset.script === "deliver msg-1 lose-ack; redeliver msg-1; publish msg-1"`)
+		cancel()
+		if err != nil {
+			t.Fatalf("the chaos push did not reach %s's playground: %v (script %q, banner %q)", name, err,
+				eval[string](t, learners[name], `(document.getElementById("pg-1") || {dataset: {}}).dataset.script || ""`),
+				eval[string](t, learners[name], `(document.querySelector('[data-testid="ws-banner-news"]') || {}).textContent || ""`))
+		}
 		if news := eval[string](t, learners[name], `document.querySelector('[data-testid="ws-banner-news"]').textContent`); news == "" {
 			t.Errorf("%s's banner does not tell of the chaos", name)
 		}
