@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -31,6 +32,9 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 		ws, err := s.workshopOn()
 		if err != nil {
 			return err
+		}
+		if subtle.ConstantTimeCompare([]byte(key), ws.key) != 1 {
+			return wsError(http.StatusForbidden, "key", "This instructor link's key is wrong. Copy the link the server printed when it started.")
 		}
 		s.setCookie(w, ws, instructorCookie, key, 0)
 		s.redirect(w, r, "/workshop")
@@ -119,9 +123,9 @@ func (s *Server) roomFromPath(r *http.Request) (*workshopState, workshop.Room, e
 	return ws, room, nil
 }
 
-// joinURL is the address learners type or scan: absolute, from the public
-// URL, else from the Host the instructor used.
-func (s *Server) joinURL(r *http.Request, code workshop.Code) string {
+// siteURL is the absolute address of a site path as another device must
+// type it: from the public URL, else from the Host this request used.
+func (s *Server) siteURL(r *http.Request, path string) string {
 	origin := s.origin
 	if origin == "" {
 		scheme := "http"
@@ -130,7 +134,12 @@ func (s *Server) joinURL(r *http.Request, code workshop.Code) string {
 		}
 		origin = scheme + "://" + r.Host
 	}
-	return origin + s.base + "/join?code=" + string(code)
+	return origin + s.base + path
+}
+
+// joinURL is the address learners type or scan.
+func (s *Server) joinURL(r *http.Request, code workshop.Code) string {
+	return s.siteURL(r, "/join?code="+string(code))
 }
 
 type classPageView struct {

@@ -92,7 +92,7 @@ func (s *Server) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error 
 	}
 	title := s.lessonTitler()
 	lv := learnerRoomView{room: room, learner: l, lastEventID: last, formKey: formKey(),
-		resumeURL: s.joinURL(r, "")[:len(s.joinURL(r, ""))-len("/join?code=")] + "/room?" + learnerTokenParam + "=" + string(l.Token)}
+		resumeURL: s.siteURL(r, "/room?"+learnerTokenParam+"="+string(l.Token))}
 	for _, slug := range room.Lessons {
 		lv.lessons = append(lv.lessons, lessonLink{slug, title(slug)})
 	}

@@ -155,7 +155,9 @@ func TestWorkshop_InstructorNeedsTheKey(t *testing.T) {
 	if resp := get(t, stranger, ws.srv.URL+"/workshop"); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("GET /workshop without the key: %d, want 403", resp.StatusCode)
 	}
-	get(t, stranger, ws.srv.URL+"/workshop?key=wrong-key-wrong-key")
+	if resp := get(t, stranger, ws.srv.URL+"/workshop?key=wrong-key-wrong-key"); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("a wrong instructor link: %d, cookie %q; want 403 and no cookie", resp.StatusCode, resp.Header.Get("Set-Cookie"))
+	}
 	if resp := get(t, stranger, ws.srv.URL+"/workshop"); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("GET /workshop with a wrong key: %d, want 403", resp.StatusCode)
 	}
