@@ -24,6 +24,8 @@ Usage:
                             check a handler script (FILE, or - for stdin) against an exercise
   idemlab scenarios         list the built-in scenarios
   idemlab handlers          list the built-in handlers
+  idemlab backup [-data DIR] FILE
+                            copy the workshop database to FILE, safely while a server runs
   idemlab version           print the version
   idemlab load [-target URL] [-learners N] [-duration D] [-expensive N] [-closed-loop D]
                             play virtual learners against a server on this machine and measure it
@@ -36,6 +38,9 @@ Flags of serve (each has an environment variable; a flag given on the command li
   -log-format text|json     log format on stderr (IDEMLAB_LOG_FORMAT; default text)
   -trust-proxy              behind a reverse proxy: a client is the last X-Forwarded-For address (IDEMLAB_TRUST_PROXY=1)
   -debug-addr HOST:PORT     serve net/http/pprof on a separate listener (IDEMLAB_DEBUG_ADDR; default off)
+  -instructor-key KEY       secret of the instructor link (IDEMLAB_INSTRUCTOR_KEY; default: random, printed at start)
+  -data DIR                 workshop database folder, created with the first room (IDEMLAB_DATA; default: the user's state folder)
+  -retention AGE            delete rooms this long after creation, e.g. 30d (IDEMLAB_RETENTION; default 30d)
 
 Run 'idemlab COMMAND -h' for the flags of one command.
 `
@@ -85,6 +90,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return serve(ctx, args, stdout, stderr)
 	case "lint":
 		return lint(args, stdout)
+	case "backup":
+		return backupCommand(ctx, args, stdout)
 	case "health":
 		return health(ctx, args, stdout)
 	case "version":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,6 +38,7 @@ type serveConfig struct {
 	LogFormat      string
 	TrustProxy     bool
 	DebugAddr      string
+	Workshop       workshopFlags
 }
 
 // parseServeConfig reads the serve flags, each falling back to its
@@ -54,11 +56,17 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr(getenv, "IDEMLAB_LOG_FORMAT", "text"), "log format: text or json (env IDEMLAB_LOG_FORMAT)")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", getenv("IDEMLAB_TRUST_PROXY") == "1", "behind a reverse proxy: a client is the last X-Forwarded-For address, for its share of runs (env IDEMLAB_TRUST_PROXY=1)")
 	fs.StringVar(&cfg.DebugAddr, "debug-addr", getenv("IDEMLAB_DEBUG_ADDR"), "serve net/http/pprof on this separate HOST:PORT, e.g. 127.0.0.1:6060 (env IDEMLAB_DEBUG_ADDR; default off)")
+	addWorkshopFlags(fs, getenv, &cfg.Workshop)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, usagef("serve: unexpected argument %q", fs.Arg(0))
+	}
+	retentionSet := false
+	fs.Visit(func(f *flag.Flag) { retentionSet = retentionSet || f.Name == "retention" })
+	if err := cfg.Workshop.resolve(getenv, retentionSet); err != nil {
+		return cfg, err
 	}
 
 	if cfg.Addr == "" {
@@ -143,12 +151,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	workshopCfg, closeStore, err := openWorkshop(ctx, cfg.Workshop, logger)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	site, err := web.NewServer(web.Config{
 		PublicURL:      cfg.PublicURL,
 		FrameAncestors: cfg.FrameAncestors,
 		Logger:         logger,
 		Version:        buildVersion(),
 		TrustProxy:     cfg.TrustProxy,
+		Workshop:       workshopCfg,
 	}, course)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -201,6 +215,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger.Info("serving", "addr", listener.Addr().String(), "url", openURL,
 		"lessons", len(course.Lessons), "source", courseSource(cfg.LessonsDir), "version", buildVersion())
 	fmt.Fprintf(stdout, "Idemlab is serving the course at %s\n", openURL)
+	fmt.Fprintf(stdout, "Instructor link (keep it to yourself): %sworkshop?key=%s\n", openURL, cfg.Workshop.InstructorKey)
+	fmt.Fprintf(stdout, "Workshop data: %s (created with the first room)\n", cfg.Workshop.DataDir)
 
 	select {
 	case err := <-served:

@@ -7,8 +7,9 @@ package static
 
 import "embed"
 
-// FS holds app.css, app.js, theme.js, favicon.svg and the exercise
-// editor's exercise.css and exercise.js at its root.
+// FS holds app.css, app.js, theme.js, favicon.svg, the exercise editor's
+// exercise.css and exercise.js, and workshops' workshop.css and workshop.js
+// at its root.
 //
-//go:embed app.css app.js theme.js favicon.svg exercise.css exercise.js
+//go:embed app.css app.js theme.js favicon.svg exercise.css exercise.js workshop.css workshop.js
 var FS embed.FS

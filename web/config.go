@@ -29,6 +29,8 @@ type Config struct {
 	// of a request is the last address of X-Forwarded-For, not the remote
 	// address (ratelimit.go). Off, the header is ignored.
 	TrustProxy bool
+	// Workshop, if not nil, turns on workshop mode (rooms, class view).
+	Workshop *WorkshopConfig
 }
 
 // ParseFrameAncestors reads a list of frame ancestors as an operator types

@@ -111,8 +111,8 @@
 // Browser and component tests find elements by data-testid; keep these
 // stable. This list is the catalogue, one line per part of the site, with
 // the attributes tests read in brackets; TestDocCatalogue_MatchesTheTemplates
-// compares it with every id the templates, the Go code that fills them and
-// app.js can write, both ways, so it cannot drift.
+// compares it with every id the templates, the Go code that fills them,
+// app.js and workshop.js can write, both ways, so it cannot drift.
 //
 //	layout:     site-header site-footer brand theme-toggle version
 //	index:      course-title course-facts start progress lesson-list lesson-list-empty lesson-item lesson-link lesson-summary lesson-facts done-toggle[data-slug] reference-list reference-item reference-link
@@ -124,6 +124,10 @@
 //	refused:    pg-refusal pg-refusal-home pg-refusal-undo
 //	error page: error-page[data-status] error-title error-message error-action error-home
 //	app.js:     copy-button announcer
+//	workshop:   ws-instructor-home ws-create-form ws-new-room-name ws-create ws-rooms ws-no-rooms ws-class ws-code ws-projector-link ws-ended ws-learner-count ws-rows ws-row[data-learner data-rank data-order] ws-row-name ws-cell[data-exercise data-state] ws-row-stuck ws-summary ws-passed ws-passed-count[data-exercise] ws-counterexamples ws-last-chaos ws-pace-form ws-pace-goto ws-pace-open ws-countdown-form ws-countdown ws-chaos-form ws-chaos[data-fault] ws-end-form ws-end ws-export-csv ws-export-json ws-delete-form ws-delete
+//	projector:  ws-projector ws-projector-code ws-projector-url ws-qr
+//	learner:    ws-join ws-join-form ws-join-code ws-join-name ws-join-submit ws-room[data-ws-after] ws-room-banner ws-room-name ws-room-ended ws-resume-link ws-hand-form ws-raise-hand ws-lower-hand
+//	workshop.js: ws-banner ws-banner-hand ws-banner-news
 //
 // exercise-result's data-state is empty, pass, fail, error or notice. The
 // playground line holds both a lesson's static block and the live

@@ -57,12 +57,14 @@ func TestDocCatalogue_MatchesTheTemplates(t *testing.T) {
 		}
 	}
 
-	appJS, err := os.ReadFile(filepath.Join("..", "static", "app.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range regexp.MustCompile(`setAttribute\("data-testid", "([^"]*)"\)`).FindAllStringSubmatch(string(appJS), -1) {
-		written[m[1]] = "static/app.js"
+	for _, script := range []string{"app.js", "workshop.js"} {
+		js, err := os.ReadFile(filepath.Join("..", "static", script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`setAttribute\("data-testid", "([^"]*)"\)`).FindAllStringSubmatch(string(js), -1) {
+			written[m[1]] = "static/" + script
+		}
 	}
 
 	if len(written) < 50 {

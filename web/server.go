@@ -32,6 +32,7 @@ type Server struct {
 	metrics  *metrics
 	limiter  *rateLimiter
 	adm      *admission // the one path of everything that runs SQL
+	workshop *workshopState // nil: workshop mode is off
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
@@ -86,6 +87,9 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	s.metrics = newMetrics()
 	s.limiter = newRateLimiter(rateLimitPerSecond, rateLimitBurst, cfg.TrustProxy)
 	s.adm = newAdmission(s.metrics, s.limiter)
+	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
+		return nil, err
+	}
 	site, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -127,7 +131,7 @@ type route struct {
 func (s *Server) routes() []route {
 	ex := newExerciseChecker(s, defaultCheckConcurrency())
 	ex.slots = s.adm.slots // checks and runs share the admission's slots
-	return []route{
+	return append([]route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
 		{"GET /embed/lessons/{slug}", s.handle(s.serveEmbedLesson)},
@@ -140,7 +144,7 @@ func (s *Server) routes() []route {
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}
+	}, s.workshopRoutes()...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -296,10 +300,16 @@ func errorTitle(status int) string {
 		return "Method not allowed"
 	case http.StatusForbidden:
 		return "Request refused"
-	case http.StatusTooManyRequests:
-		return "Too many runs at once"
 	case http.StatusServiceUnavailable:
 		return "The server is busy"
+	case http.StatusUnauthorized:
+		return "You are not in a room here"
+	case http.StatusGone:
+		return "This room has ended"
+	case http.StatusTooManyRequests:
+		return "Too many requests at once"
+	case http.StatusConflict, http.StatusUnprocessableEntity:
+		return "That request was not repeated"
 	default:
 		return "Something went wrong"
 	}

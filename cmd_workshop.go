@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"idemlab/web"
+	"idemlab/workshop"
+	"idemlab/workshop/sqlitestore"
+)
+
+// workshopFlags are serve's workshop settings.
+type workshopFlags struct {
+	InstructorKey string
+	DataDir       string
+	Retention     time.Duration
+}
+
+const defaultRetention = 30 * 24 * time.Hour
+
+// retentionFlag reads a retention such as 30d, 12h or 90m.
+type retentionFlag struct{ d *time.Duration }
+
+func (f retentionFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	if *f.d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(*f.d/(24*time.Hour))) + "d"
+	}
+	return f.d.String()
+}
+
+func (f retentionFlag) Set(s string) error {
+	d, err := parseRetention(s)
+	if err == nil {
+		*f.d = d
+	}
+	return err
+}
+
+func parseRetention(s string) (time.Duration, error) {
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return 0, fmt.Errorf("%q: want a number of days such as 30d, or a duration such as 12h", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("%q: want a number of days such as 30d, or a duration such as 12h", s)
+		}
+	}
+	if d < time.Hour {
+		return 0, fmt.Errorf("%q: keep rooms at least an hour", s)
+	}
+	return d, nil
+}
+
+// addWorkshopFlags declares serve's workshop flags on fs.
+func addWorkshopFlags(fs *flag.FlagSet, getenv func(string) string, f *workshopFlags) {
+	f.Retention = defaultRetention
+	fs.StringVar(&f.InstructorKey, "instructor-key", getenv("IDEMLAB_INSTRUCTOR_KEY"), "secret of the instructor link, at least 16 characters (env IDEMLAB_INSTRUCTOR_KEY; default: a random key, printed at start)")
+	fs.StringVar(&f.DataDir, "data", getenv("IDEMLAB_DATA"), "folder of the workshop database, created with the first room (env IDEMLAB_DATA; default: the user's state folder)")
+	fs.Var(retentionFlag{&f.Retention}, "retention", "delete rooms and their data this long after they were created, e.g. 30d or 12h (env IDEMLAB_RETENTION; default 30d)")
+}
+
+// resolve applies the environment's retention, defaults the data folder and
+// key, and checks them.
+func (f *workshopFlags) resolve(getenv func(string) string, retentionSet bool) error {
+	if v := getenv("IDEMLAB_RETENTION"); v != "" && !retentionSet {
+		d, err := parseRetention(v)
+		if err != nil {
+			return usagef("serve: IDEMLAB_RETENTION=%v", err)
+		}
+		f.Retention = d
+	}
+	if f.DataDir == "" {
+		dir, err := defaultDataDir(getenv)
+		if err != nil {
+			return usagef("serve: no -data folder given and %v", err)
+		}
+		f.DataDir = dir
+	}
+	if f.InstructorKey == "" {
+		var b [16]byte
+		rand.Read(b[:])
+		f.InstructorKey = hex.EncodeToString(b[:])
+	} else if len(f.InstructorKey) < 16 || strings.ContainsAny(f.InstructorKey, " ;,\"\\") {
+		return usagef("serve: -instructor-key: at least 16 characters, without spaces, quotes, commas, semicolons or backslashes")
+	}
+	return nil
+}
+
+// defaultDataDir is the user's state folder: $XDG_STATE_HOME/idemlab, else
+// ~/.local/state/idemlab on Unix, the configuration folder elsewhere.
+func defaultDataDir(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "idemlab"), nil
+	}
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+		if home := getenv("HOME"); home != "" {
+			return filepath.Join(home, ".local", "state", "idemlab"), nil
+		}
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("the state folder is unknown (%v); set -data", err)
+	}
+	return filepath.Join(dir, "idemlab"), nil
+}
+
+// openWorkshop opens the store (without creating anything: the file comes
+// with the first room) and starts the retention sweep.
+func openWorkshop(ctx context.Context, f workshopFlags, logger *slog.Logger) (*web.WorkshopConfig, func() error, error) {
+	store, err := sqlitestore.Open(ctx, filepath.Join(f.DataDir, sqlitestore.FileName))
+	if err != nil {
+		return nil, nil, fmt.Errorf("serve: workshop store: %w", err)
+	}
+	svc := workshop.NewService(store, nil)
+	go sweepExpiredRooms(ctx, svc, f.Retention, logger)
+	return &web.WorkshopConfig{Service: svc, InstructorKey: f.InstructorKey}, store.Close, nil
+}
+
+// sweepInterval is how often rooms past their retention are deleted.
+const sweepInterval = time.Hour
+
+func sweepExpiredRooms(ctx context.Context, svc *workshop.Service, retention time.Duration, logger *slog.Logger) {
+	for {
+		n, err := svc.DeleteExpired(ctx, retention)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("deleting rooms past their retention", "err", err)
+		case n > 0:
+			logger.Info("deleted rooms past their retention", "rooms", n, "retention", retention.String())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(sweepInterval):
+		}
+	}
+}
+
+// backupCommand is `idemlab backup [-data DIR] FILE`: a consistent copy
+// of the workshop database, safe while a server is running on it.
+func backupCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("backup")
+	dataDir := fs.String("data", os.Getenv("IDEMLAB_DATA"), "folder of the workshop database (env IDEMLAB_DATA; default: the user's state folder)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("backup: want one argument, the FILE to write the copy to")
+	}
+	dir := *dataDir
+	if dir == "" {
+		var err error
+		if dir, err = defaultDataDir(os.Getenv); err != nil {
+			return usagef("backup: %v", err)
+		}
+	}
+	src := filepath.Join(dir, sqlitestore.FileName)
+	if err := sqlitestore.BackupFile(ctx, src, fs.Arg(0)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Copied %s to %s\n", src, fs.Arg(0))
+	return nil
+}

@@ -1,0 +1,363 @@
+// Idemlab workshops: a learner's side of a room. Outside a room this file
+// does nothing: no cookie, no request, no write. In a room (joined on /room,
+// remembered in localStorage "idemlab.workshop"), it shows the room's
+// banner, follows the instructor's pushes over server-sent events, and
+// sends progress events at least once: each event gets an Idempotency-Key
+// made here, waits in localStorage ("idemlab.workshop.queue") and is
+// retried with backoff until the server acknowledges it; the server stores
+// key and event in one transaction, so a retry never counts twice.
+//
+// On the instructor's class view it keeps the table live from the stream.
+(function () {
+  "use strict";
+
+  var ROOM_KEY = "idemlab.workshop";
+  var QUEUE_KEY = "idemlab.workshop.queue";
+  var FOLLOW_KEY = "idemlab.workshop.follow";
+  var script = document.currentScript;
+  var base = script ? script.src.replace(/\/static\/[^/]*$/, "").replace(/^[a-z]+:\/\/[^/]+/, "") : "";
+
+  var store = {
+    get: function (key) {
+      try {
+        return JSON.parse(window.localStorage.getItem(key) || "null");
+      } catch (e) {
+        return null;
+      }
+    },
+    set: function (key, value) {
+      try {
+        if (value === null) {
+          window.localStorage.removeItem(key);
+        } else {
+          window.localStorage.setItem(key, JSON.stringify(value));
+        }
+      } catch (e) {
+        /* storage blocked: this page view still works */
+      }
+    },
+  };
+
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) {
+      return window.crypto.randomUUID();
+    }
+    var b = new Uint8Array(16);
+    window.crypto.getRandomValues(b);
+    return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
+  }
+
+  // ---------- The instructor's class view ----------
+
+  function followClass(main) {
+    var rows = main.querySelector("[data-testid=ws-rows]");
+    var summary = document.getElementById("ws-summary");
+    var source = new EventSource(main.getAttribute("data-stream"));
+    source.addEventListener("row", function (ev) {
+      var tpl = document.createElement("tbody");
+      tpl.innerHTML = ev.data; // our own server's templ-escaped markup
+      var row = tpl.firstElementChild;
+      var old = rows.querySelector('tr[data-learner="' + row.getAttribute("data-learner") + '"]');
+      if (old) {
+        old.replaceWith(row);
+      } else {
+        rows.appendChild(row);
+      }
+      sortRows(rows);
+      var count = main.querySelector("[data-testid=ws-learner-count]");
+      if (count) {
+        count.textContent = rows.children.length;
+      }
+    });
+    source.addEventListener("summary", function (ev) {
+      summary.innerHTML = ev.data;
+    });
+  }
+
+  function sortRows(rows) {
+    var list = Array.prototype.slice.call(rows.children);
+    list.sort(function (a, b) {
+      var ra = +a.getAttribute("data-rank"), rb = +b.getAttribute("data-rank");
+      return ra !== rb ? ra - rb : +a.getAttribute("data-order") - +b.getAttribute("data-order");
+    });
+    list.forEach(function (tr) { rows.appendChild(tr); });
+  }
+
+  // ---------- A learner in a room ----------
+
+  // The token travels in the URL only inside embeds (no third-party cookies).
+  var embedToken = new URLSearchParams(window.location.search).get("ws");
+
+  function api(path, extra) {
+    var url = base + path;
+    var params = new URLSearchParams(extra || "");
+    if (embedToken) {
+      params.set("ws", embedToken);
+    }
+    var q = params.toString();
+    return q ? url + "?" + q : url;
+  }
+
+  function enqueue(body) {
+    var queue = store.get(QUEUE_KEY) || [];
+    queue.push({ key: newKey(), body: body });
+    store.set(QUEUE_KEY, queue.slice(-500));
+    flush();
+  }
+
+  var flushing = false;
+  var delay = 1000;
+
+  // flush sends the queue in order, one event at a time, until it is empty
+  // or the server cannot be reached (then it tries again later, waiting
+  // twice as long each time, up to 30 s).
+  function flush() {
+    if (flushing) {
+      return;
+    }
+    var queue = store.get(QUEUE_KEY) || [];
+    if (queue.length === 0) {
+      return;
+    }
+    flushing = true;
+    var item = queue[0];
+    fetch(api("/api/v1/room/events"), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": item.key },
+      body: JSON.stringify(item.body),
+    }).then(function (res) {
+      flushing = false;
+      // 2xx: recorded (or a replay of what was). 422: this key was used for
+      // another body, 400: the server will never take it. 401/404/410: the
+      // room is gone or ended. All leave the queue; anything else (409 key
+      // in progress, 5xx) is retried.
+      if (res.ok || res.status === 400 || res.status === 422 || res.status === 401 || res.status === 404 || res.status === 410) {
+        var now = store.get(QUEUE_KEY) || [];
+        if (now.length && now[0].key === item.key) {
+          now.shift();
+          store.set(QUEUE_KEY, now);
+        }
+        if (res.status === 401 || res.status === 404) {
+          leaveRoom();
+          return;
+        }
+        delay = 1000;
+        flush();
+        return;
+      }
+      retryLater();
+    }, function () {
+      flushing = false;
+      retryLater();
+    });
+  }
+
+  function retryLater() {
+    window.setTimeout(flush, delay);
+    delay = Math.min(delay * 2, 30000);
+  }
+
+  function leaveRoom() {
+    store.set(ROOM_KEY, null);
+    store.set(QUEUE_KEY, null);
+    var banner = document.getElementById("ws-banner");
+    if (banner) {
+      banner.remove();
+    }
+  }
+
+  function banner(room) {
+    var el = document.createElement("aside");
+    el.id = "ws-banner";
+    el.className = "ws-banner";
+    el.setAttribute("data-testid", "ws-banner");
+    el.setAttribute("aria-label", "Workshop");
+    var who = document.createElement("a");
+    who.href = base + "/room" + (embedToken ? "?ws=" + encodeURIComponent(embedToken) : "");
+    who.textContent = room.room + " · " + room.name;
+    el.appendChild(who);
+    var hand = document.createElement("button");
+    hand.type = "button";
+    hand.className = "button";
+    hand.setAttribute("data-testid", "ws-banner-hand");
+    function label() {
+      hand.textContent = store.get(ROOM_KEY) && store.get(ROOM_KEY).hand ? "Lower my hand" : "Raise my hand";
+    }
+    label();
+    hand.addEventListener("click", function () {
+      var r = store.get(ROOM_KEY) || room;
+      r.hand = !r.hand;
+      store.set(ROOM_KEY, r);
+      enqueue({ kind: r.hand ? "hand_raised" : "hand_lowered" });
+      label();
+    });
+    el.appendChild(hand);
+    var follow = document.createElement("label");
+    var box = document.createElement("input");
+    box.type = "checkbox";
+    box.checked = !!store.get(FOLLOW_KEY);
+    box.addEventListener("change", function () { store.set(FOLLOW_KEY, box.checked || null); });
+    follow.appendChild(box);
+    follow.appendChild(document.createTextNode(" Follow the instructor"));
+    el.appendChild(follow);
+    var news = document.createElement("p");
+    news.className = "ws-banner-news";
+    news.setAttribute("data-testid", "ws-banner-news");
+    news.setAttribute("aria-live", "polite");
+    el.appendChild(news);
+    document.body.insertBefore(el, document.body.firstChild);
+    return news;
+  }
+
+  // applyChaos adds the instructor's fault to every open playground's
+  // script and runs it again, so each learner sees what their handler does.
+  function applyChaos(push) {
+    var forms = document.querySelectorAll("form[data-testid=pg-script-form]");
+    Array.prototype.forEach.call(forms, function (form) {
+      var area = form.querySelector("textarea[name=script]");
+      if (!area) {
+        return;
+      }
+      var line = push.line;
+      if (line.indexOf("{msg}") >= 0) {
+        var re = /\b(?:deliver|redeliver|publish|start|expire)\s+([A-Za-z0-9_.-]+)/g, m, last = null;
+        while ((m = re.exec(area.value)) !== null) {
+          last = m[1];
+        }
+        if (!last) {
+          return; // nothing delivered yet: no message to break
+        }
+        line = line.replace("{msg}", last);
+      }
+      area.value = area.value.replace(/\s*$/, "") + "\n" + line;
+      form.setAttribute("data-ws-chaos", push.fault);
+      if (form.requestSubmit) {
+        form.requestSubmit();
+      } else {
+        form.submit();
+      }
+    });
+  }
+
+  function followPushes(room, news) {
+    var after = room.after || 0;
+    var source = new EventSource(api("/api/v1/room/stream", "after=" + after));
+    var timer = null;
+    source.addEventListener("push", function (ev) {
+      var push = JSON.parse(ev.data);
+      var r = store.get(ROOM_KEY) || room;
+      r.after = push.id;
+      store.set(ROOM_KEY, r);
+      news.textContent = "";
+      if (push.kind === "pace") {
+        var link = document.createElement("a");
+        link.href = push.lesson_url + (embedToken ? "?ws=" + encodeURIComponent(embedToken) : "");
+        link.textContent = push.lesson + ". " + push.lesson_title;
+        news.appendChild(document.createTextNode(push.mode === "goto" ? "Your instructor asks everyone to go to " : "Lessons are open up to "));
+        news.appendChild(link);
+        if (push.mode === "goto" && store.get(FOLLOW_KEY) && window.location.pathname !== push.lesson_url) {
+          window.location.href = link.href;
+        }
+      } else if (push.kind === "countdown") {
+        var ends = Date.parse(push.ends);
+        window.clearInterval(timer);
+        var tick = function () {
+          var left = Math.max(0, Math.round((ends - Date.now()) / 1000));
+          news.textContent = "Exercise " + push.exercise + ": " + Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2) + " left";
+          if (left === 0) {
+            window.clearInterval(timer);
+          }
+        };
+        tick();
+        timer = window.setInterval(tick, 1000);
+      } else if (push.kind === "chaos") {
+        news.textContent = "Chaos: " + push.label + ". Your open playgrounds got it; see what your handler does.";
+        applyChaos(push);
+      } else if (push.kind === "room_ended") {
+        news.textContent = "The room has ended. Thank you!";
+        source.close();
+      }
+    });
+  }
+
+  // reportProgress turns what the learner does on this page into events.
+  function reportProgress(room) {
+    var m = window.location.pathname.match(/\/lessons\/([^/]+)$/);
+    if (m) {
+      var slug = decodeURIComponent(m[1]);
+      if (room.lesson !== slug) {
+        room.lesson = slug;
+        store.set(ROOM_KEY, room);
+        enqueue({ kind: "lesson_opened", lesson: slug });
+      }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("[data-testid=exercise]"), function (ex) {
+      var id = ex.getAttribute("data-exercise");
+      var seen = null;
+      new MutationObserver(function () {
+        var result = ex.querySelector("[data-testid=exercise-result]");
+        if (!result || result === seen) {
+          return;
+        }
+        if (result.querySelector("[data-testid=exercise-pass]")) {
+          seen = result;
+          enqueue({ kind: "exercise_checked", exercise: id, passed: true });
+        } else if (result.querySelector("[data-testid=exercise-counterexample]")) {
+          seen = result;
+          var code = result.querySelector("[data-testid=exercise-script]");
+          enqueue({ kind: "exercise_checked", exercise: id, passed: false, counterexample: code ? code.textContent.slice(0, 2000) : "" });
+        }
+      }).observe(ex, { childList: true, subtree: true });
+      Array.prototype.forEach.call(ex.querySelectorAll("details[data-hint]"), function (d) {
+        d.addEventListener("toggle", function () {
+          if (d.open) {
+            enqueue({ kind: "hint_used", exercise: id, hint: +d.getAttribute("data-hint") });
+          }
+        });
+      });
+    });
+    if (m) {
+      Array.prototype.forEach.call(document.querySelectorAll("ol.quiz > li > details"), function (d, i) {
+        d.addEventListener("toggle", function () {
+          if (d.open) {
+            enqueue({ kind: "quiz_answered", lesson: decodeURIComponent(m[1]), quiz: "q" + (i + 1) });
+          }
+        });
+      });
+    }
+  }
+
+  function start() {
+    var classView = document.querySelector("[data-testid=ws-class][data-stream]");
+    if (classView && window.EventSource) {
+      followClass(classView);
+      return;
+    }
+    var roomPage = document.querySelector("[data-testid=ws-room]");
+    if (roomPage) {
+      var prev = store.get(ROOM_KEY) || {};
+      store.set(ROOM_KEY, {
+        room: roomPage.getAttribute("data-ws-room"),
+        code: roomPage.getAttribute("data-ws-code"),
+        name: roomPage.getAttribute("data-ws-learner"),
+        after: prev.code === roomPage.getAttribute("data-ws-code") ? Math.max(prev.after || 0, +roomPage.getAttribute("data-ws-after")) : +roomPage.getAttribute("data-ws-after"),
+        lesson: prev.lesson,
+        hand: prev.hand,
+      });
+    }
+    var room = store.get(ROOM_KEY);
+    if (!room) {
+      return; // not in a room: nothing changes
+    }
+    var news = banner(room);
+    if (window.EventSource) {
+      followPushes(room, news);
+    }
+    reportProgress(room);
+    window.addEventListener("online", flush);
+    flush();
+  }
+
+  start();
+})();

@@ -1,0 +1,211 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"idemlab/workshop"
+)
+
+// WorkshopConfig turns on workshop mode (see package workshop).
+type WorkshopConfig struct {
+	// Service holds the rooms. Nil: workshop routes answer 404.
+	Service *workshop.Service
+	// InstructorKey is the secret of the instructor link; every instructor
+	// page and action needs it. It must be at least 16 characters.
+	InstructorKey string
+	// WrongCodesPerMinute is how many wrong join codes one client may try
+	// per minute (0: 10), so codes cannot be guessed.
+	WrongCodesPerMinute int
+}
+
+// Cookie names. Both are HttpOnly, SameSite=Lax, Secure under https.
+const (
+	instructorCookie = "idemlab_instructor"
+	learnerCookie    = "idemlab_learner"
+)
+
+// learnerTokenParam carries a learner's token in a URL: the resume link,
+// and embeds, where a third-party iframe gets no cookie.
+const learnerTokenParam = "ws"
+
+// workshopState is the server's workshop mode, nil when it is off.
+type workshopState struct {
+	svc    *workshop.Service
+	key    []byte
+	joins  *clientLimiter
+	secure bool
+}
+
+func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, error) {
+	if cfg == nil || cfg.Service == nil {
+		return nil, nil
+	}
+	if len(cfg.InstructorKey) < 16 {
+		return nil, errors.New("web: the instructor key must be at least 16 characters")
+	}
+	perMinute := cfg.WrongCodesPerMinute
+	if perMinute <= 0 {
+		perMinute = 10
+	}
+	return &workshopState{
+		svc:    cfg.Service,
+		key:    []byte(cfg.InstructorKey),
+		joins:  newClientLimiter(perMinute, time.Minute),
+		secure: strings.HasPrefix(publicURL, "https://"),
+	}, nil
+}
+
+// workshopRoutes are the routes of workshop mode, part of the one route list.
+func (s *Server) workshopRoutes() []route {
+	return []route{
+		{"GET /workshop", s.handle(s.serveInstructorHome)},
+		{"POST /workshop/rooms", s.handle(s.serveCreateRoom)},
+		{"GET /workshop/rooms/{id}", s.handle(s.serveClassView)},
+		{"GET /workshop/rooms/{id}/projector", s.handle(s.serveProjector)},
+		{"GET /workshop/rooms/{id}/stream", s.handle(s.serveClassStream)},
+		{"POST /workshop/rooms/{id}/push", s.handle(s.servePush)},
+		{"POST /workshop/rooms/{id}/end", s.handle(s.serveEndRoom)},
+		{"POST /workshop/rooms/{id}/delete", s.handle(s.serveDeleteRoom)},
+		{"GET /workshop/rooms/{id}/export.csv", s.handle(s.serveExportCSV)},
+		{"GET /workshop/rooms/{id}/export.json", s.handle(s.serveExportJSON)},
+		{"GET /join", s.handle(s.serveJoinPage)},
+		{"POST /join", s.handle(s.serveJoin)},
+		{"GET /room", s.handle(s.serveLearnerRoom)},
+		{"POST /room/hand", s.handle(s.serveHandForm)},
+		{"GET /api/v1/room", s.handle(s.serveLearnerAPI)},
+		{"POST /api/v1/room/events", s.handle(s.serveLearnerEvent)},
+		{"GET /api/v1/room/stream", s.handle(s.serveLearnerStream)},
+	}
+}
+
+// workshopOn returns the workshop state, or a 404 when workshop mode is off.
+func (s *Server) workshopOn() (*workshopState, error) {
+	if s.workshop == nil {
+		return nil, wsError(http.StatusNotFound, "", "Workshop mode is off on this server.")
+	}
+	return s.workshop, nil
+}
+
+// instructor checks the instructor key from the cookie set by the instructor
+// link, in constant time.
+func (s *Server) instructor(r *http.Request) (*workshopState, error) {
+	ws, err := s.workshopOn()
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Cookie(instructorCookie)
+	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), ws.key) != 1 {
+		return nil, wsError(http.StatusForbidden, "", "Instructor pages need the instructor key. Open the instructor link the server printed when it started (it ends in ?key=…).")
+	}
+	return ws, nil
+}
+
+// setCookie sets one of our cookies: HttpOnly, SameSite=Lax, Secure under
+// https, for the whole site. maxAge < 0 deletes it.
+func (s *Server) setCookie(w http.ResponseWriter, ws *workshopState, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: value, Path: s.base + "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: ws.secure,
+	})
+}
+
+// learnerTokenFrom finds the learner's token: in the URL (resume links,
+// embeds) first, else in the cookie.
+func learnerTokenFrom(r *http.Request) (workshop.Token, bool, error) {
+	if t := r.URL.Query().Get(learnerTokenParam); t != "" {
+		tok, err := workshop.ParseToken(t)
+		return tok, true, err
+	}
+	c, err := r.Cookie(learnerCookie)
+	if err != nil {
+		return "", false, wsError(http.StatusUnauthorized, "", "You are not in a workshop room on this browser. Join one with its code, or open your resume link.")
+	}
+	tok, err := workshop.ParseToken(c.Value)
+	return tok, false, err
+}
+
+// learner finds the learner a request comes from, and their room.
+func (s *Server) learner(r *http.Request) (*workshopState, workshop.Room, workshop.Learner, error) {
+	ws, err := s.workshopOn()
+	if err != nil {
+		return nil, workshop.Room{}, workshop.Learner{}, err
+	}
+	tok, _, err := learnerTokenFrom(r)
+	if err != nil {
+		return nil, workshop.Room{}, workshop.Learner{}, workshopErr(err)
+	}
+	room, l, err := ws.svc.Resume(r.Context(), tok)
+	if err != nil {
+		if errors.Is(err, workshop.ErrNotFound) {
+			return nil, room, l, wsError(http.StatusUnauthorized, "", "This resume link or cookie belongs to no room: the room may have been deleted. Join again with the room's code.")
+		}
+		return nil, room, l, err
+	}
+	return ws, room, l, nil
+}
+
+// wsError is a workshop answer other than success, for the one error path:
+// its status, the request field to blame, and a message in the visitor's
+// terms (under /api/ it is JSON {"error", "field"}).
+func wsError(status int, field, message string) error {
+	return &serverError{status: status, field: field, message: message}
+}
+
+// workshopErr gives workshop's errors their status and a message a person
+// can act on; anything else stays an internal error.
+func workshopErr(err error) error {
+	var input *workshop.InputError
+	switch {
+	case errors.As(err, &input):
+		return wsError(http.StatusBadRequest, input.Field, input.Error())
+	case errors.Is(err, workshop.ErrNotFound):
+		return wsError(http.StatusNotFound, "", "There is no such room. Check the code, or ask your instructor.")
+	case errors.Is(err, workshop.ErrRoomEnded):
+		return wsError(http.StatusGone, "", "This room has ended: it takes no more joins or progress. Thank you for coming!")
+	case errors.Is(err, workshop.ErrKeyInProgress):
+		return wsError(http.StatusConflict, "Idempotency-Key", "A request with this Idempotency-Key is being processed right now; retry in a moment to get its answer.")
+	case errors.Is(err, workshop.ErrKeyReused):
+		return wsError(http.StatusUnprocessableEntity, "Idempotency-Key", "This Idempotency-Key was already used for a different request; make a new key for a new request.")
+	}
+	return err
+}
+
+// formKey makes the hidden idempotency key of a form: a resubmitted or
+// double-clicked form carries the same key and changes nothing twice.
+func formKey() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "form-" + hex.EncodeToString(b[:])
+}
+
+// parseFormKey reads a form's key field.
+func parseFormKey(r *http.Request) (workshop.Key, error) {
+	k, err := workshop.ParseKey(r.PostFormValue("key"))
+	if err != nil {
+		return "", wsError(http.StatusBadRequest, "key", "This form has lost its hidden key; reload the page and submit it again.")
+	}
+	return k, nil
+}
+
+// maxFormBytes bounds every workshop form body.
+const maxFormBytes = 16 << 10
+
+// parseForm reads a small urlencoded form, naming what is wrong.
+func parseForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		return wsError(http.StatusBadRequest, "body", "The form could not be read: "+err.Error())
+	}
+	return nil
+}
+
+// redirect answers a form with 303 See Other.
+func (s *Server) redirect(w http.ResponseWriter, r *http.Request, path string) {
+	http.Redirect(w, r, s.base+path, http.StatusSeeOther)
+}

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"idemlab/playground"
+	"idemlab/workshop"
+)
+
+var playgroundParseScript = playground.ParseScript
+
+func FuzzPushForm(f *testing.F) {
+	f.Add("kind=pace&mode=goto&lesson=2")
+	f.Add("kind=countdown&exercise=ex-1&minutes=10")
+	f.Add("kind=chaos&fault=replay")
+	f.Add("kind=pace&mode=open&lesson=99")
+	room := workshop.Room{Lessons: []string{"01", "02"}, Exercises: []string{"ex-1"}}
+	f.Fuzz(func(t *testing.T, form string) {
+		q, err := url.ParseQuery(form)
+		if err != nil {
+			return
+		}
+		e, err := pushFromForm(room, q.Get)
+		if err != nil {
+			we, ok := err.(*serverError)
+			if !ok || we.field == "" || we.status != 400 {
+				t.Fatalf("error %v does not name a field", err)
+			}
+			return
+		}
+		if !e.Kind.Push() {
+			t.Fatalf("accepted %+v", e)
+		}
+	})
+}
+
+func FuzzResumeFrom(f *testing.F) {
+	f.Add("12", "")
+	f.Add("", "7")
+	f.Add("-1", "x")
+	f.Fuzz(func(t *testing.T, header, after string) {
+		r := httptest.NewRequest("GET", "/api/v1/room/stream?after="+url.QueryEscape(after), nil)
+		r.Header.Set("Last-Event-ID", header)
+		n, _, err := resumeFrom(r)
+		if err == nil && n < 0 {
+			t.Fatalf("resume from %d", n)
+		}
+		if err != nil {
+			if we, ok := err.(*serverError); !ok || we.field == "" {
+				t.Fatalf("error %v does not name a field", err)
+			}
+		}
+	})
+}

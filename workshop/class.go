@@ -1,0 +1,251 @@
+package workshop
+
+import (
+	"sort"
+	"time"
+)
+
+// When a learner counts as stuck.
+const (
+	// StuckFailedChecks failed checks of one exercise without a pass.
+	StuckFailedChecks = 3
+	// StuckIdle on one lesson without progress.
+	StuckIdle = 10 * time.Minute
+)
+
+// Reasons a learner is shown as stuck, most urgent first.
+const (
+	StuckHand     = "raised hand"
+	StuckFailures = "failed checks"
+	StuckSlow     = "long on one lesson"
+)
+
+// ExerciseProgress is one learner's record on one exercise.
+type ExerciseProgress struct {
+	Attempts       int
+	FailsSincePass int // failed checks since the last pass (or the start)
+	Hints          int // the highest hint number opened
+	FirstAt        time.Time
+	PassedAt       time.Time // zero until passed
+	Counterexample string    // of the last failed check, if the last check failed
+}
+
+// LearnerProgress is one row of the class view.
+type LearnerProgress struct {
+	Learner      Learner
+	Lesson       string // the lesson open last
+	LessonSince  time.Time
+	LastProgress time.Time
+	HandRaised   bool
+	Exercises    map[string]*ExerciseProgress
+	LastEventID  int64
+}
+
+// Stuck says why the learner needs help now, or nil.
+func (p *LearnerProgress) Stuck(now time.Time) []string {
+	var why []string
+	if p.HandRaised {
+		why = append(why, StuckHand)
+	}
+	for _, x := range p.Exercises {
+		if x.FailsSincePass >= StuckFailedChecks && x.PassedAt.IsZero() {
+			why = append(why, StuckFailures)
+			break
+		}
+	}
+	if p.Lesson != "" && now.Sub(p.LastProgress) >= StuckIdle {
+		why = append(why, StuckSlow)
+	}
+	return why
+}
+
+// Class is the state of a room as the class view shows it, built by
+// applying the room's events in order. It is not safe for concurrent use.
+type Class struct {
+	Room        Room
+	LastEventID int64
+	learners    map[int64]*LearnerProgress
+	order       []int64
+	// Pace is the last pace push, Chaos the last chaos push (zero if none).
+	Pace, Chaos Event
+}
+
+// NewClass starts a class view of room with its learners so far.
+func NewClass(room Room, learners []Learner) *Class {
+	c := &Class{Room: room, learners: make(map[int64]*LearnerProgress)}
+	for _, l := range learners {
+		c.AddLearner(l)
+	}
+	return c
+}
+
+// AddLearner adds a learner who joined (a no-op for one already there).
+func (c *Class) AddLearner(l Learner) {
+	if _, ok := c.learners[l.ID]; ok {
+		return
+	}
+	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress)}
+	c.order = append(c.order, l.ID)
+}
+
+// Has tells whether the learner is in the class.
+func (c *Class) Has(learnerID int64) bool { _, ok := c.learners[learnerID]; return ok }
+
+// Apply folds one event into the class and returns the learner it changed
+// (nil for pushes, and for learners not added yet).
+func (c *Class) Apply(e Event) *LearnerProgress {
+	if e.ID > c.LastEventID {
+		c.LastEventID = e.ID
+	}
+	switch e.Kind {
+	case KindPace:
+		c.Pace = e
+	case KindChaos:
+		c.Chaos = e
+	case KindRoomEnded:
+		c.Room.EndedAt = e.At
+	}
+	p := c.learners[e.LearnerID]
+	if p == nil || e.LearnerID == 0 {
+		return nil
+	}
+	p.LastEventID = e.ID
+	exercise := func() *ExerciseProgress {
+		x := p.Exercises[e.Exercise]
+		if x == nil {
+			x = &ExerciseProgress{FirstAt: e.At}
+			p.Exercises[e.Exercise] = x
+		}
+		return x
+	}
+	switch e.Kind {
+	case KindLessonOpened:
+		if e.Lesson != p.Lesson {
+			p.Lesson, p.LessonSince, p.LastProgress = e.Lesson, e.At, e.At
+		}
+	case KindGoalReached, KindQuizAnswered:
+		p.LastProgress = e.At
+	case KindExerciseChecked:
+		x := exercise()
+		x.Attempts++
+		p.LastProgress = e.At
+		if e.Passed {
+			x.FailsSincePass, x.Counterexample = 0, ""
+			if x.PassedAt.IsZero() {
+				x.PassedAt = e.At
+			}
+		} else {
+			x.FailsSincePass++
+			x.Counterexample = e.Detail
+		}
+	case KindHintUsed:
+		if x := exercise(); e.Number > x.Hints {
+			x.Hints = e.Number
+		}
+	case KindHandRaised:
+		p.HandRaised = true
+	case KindHandLowered:
+		p.HandRaised = false
+	}
+	return p
+}
+
+// Learner returns one learner's row, or nil.
+func (c *Class) Learner(id int64) *LearnerProgress { return c.learners[id] }
+
+// Rows lists the learners, those who need help first (a raised hand before
+// failed checks before slowness, longest waiting first within each), then
+// the rest in joining order.
+func (c *Class) Rows(now time.Time) []*LearnerProgress {
+	rows := make([]*LearnerProgress, 0, len(c.order))
+	rank := make(map[int64]int, len(c.order))
+	for _, id := range c.order {
+		p := c.learners[id]
+		rows = append(rows, p)
+		rank[id] = 3
+		if why := p.Stuck(now); len(why) > 0 {
+			rank[id] = map[string]int{StuckHand: 0, StuckFailures: 1, StuckSlow: 2}[why[0]]
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		return rank[rows[i].Learner.ID] < rank[rows[j].Learner.ID]
+	})
+	return rows
+}
+
+// CounterexampleCount is how many learners' handlers fail an exercise with
+// one counterexample.
+type CounterexampleCount struct {
+	Exercise       string
+	Counterexample string
+	Learners       int
+}
+
+// Counterexamples groups the current failing counterexamples of every
+// exercise, most common first.
+func (c *Class) Counterexamples() []CounterexampleCount {
+	counts := make(map[[2]string]int)
+	for _, p := range c.learners {
+		for ex, x := range p.Exercises {
+			if x.Counterexample != "" && x.PassedAt.IsZero() {
+				counts[[2]string{ex, x.Counterexample}]++
+			}
+		}
+	}
+	out := make([]CounterexampleCount, 0, len(counts))
+	for k, n := range counts {
+		out = append(out, CounterexampleCount{Exercise: k[0], Counterexample: k[1], Learners: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Learners != out[j].Learners {
+			return out[i].Learners > out[j].Learners
+		}
+		if out[i].Exercise != out[j].Exercise {
+			return out[i].Exercise < out[j].Exercise
+		}
+		return out[i].Counterexample < out[j].Counterexample
+	})
+	return out
+}
+
+// LessonCount is how many learners are on one lesson.
+type LessonCount struct {
+	Lesson   string
+	Learners int
+}
+
+// Where counts learners per lesson, in the room's lesson order, for the
+// progress chart; learners on a lesson outside the room's list come last.
+func (c *Class) Where() []LessonCount {
+	n := make(map[string]int)
+	for _, p := range c.learners {
+		if p.Lesson != "" {
+			n[p.Lesson]++
+		}
+	}
+	var out []LessonCount
+	for _, l := range c.Room.Lessons {
+		out = append(out, LessonCount{l, n[l]})
+		delete(n, l)
+	}
+	var rest []string
+	for l := range n {
+		rest = append(rest, l)
+	}
+	sort.Strings(rest)
+	for _, l := range rest {
+		out = append(out, LessonCount{l, n[l]})
+	}
+	return out
+}
+
+// Passed counts the learners who passed an exercise.
+func (c *Class) Passed(exercise string) int {
+	n := 0
+	for _, p := range c.learners {
+		if x := p.Exercises[exercise]; x != nil && !x.PassedAt.IsZero() {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,277 @@
+package workshop
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind is what an event says happened.
+type Kind string
+
+// Learner events: what a learner's browser sends.
+const (
+	KindLessonOpened    Kind = "lesson_opened"    // Lesson
+	KindGoalReached     Kind = "goal_reached"     // Lesson, Item: the goal
+	KindQuizAnswered    Kind = "quiz_answered"    // Lesson, Item: the question, Passed: answered right (if graded)
+	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script
+	KindHintUsed        Kind = "hint_used"        // Exercise, Number: which hint
+	KindHandRaised      Kind = "hand_raised"
+	KindHandLowered     Kind = "hand_lowered"
+)
+
+// KindJoined is recorded by the store with each new learner, so that
+// followers of the room hear of them.
+const KindJoined Kind = "joined"
+
+// Instructor pushes: what every learner of the room receives.
+const (
+	KindPace      Kind = "pace"       // Detail: PaceGoto or PaceOpen, Number: the lesson (1-based), Lesson: its slug
+	KindCountdown Kind = "countdown"  // Exercise, Number: seconds
+	KindChaos     Kind = "chaos"      // Detail: the fault's name (see Faults)
+	KindRoomEnded Kind = "room_ended" // sent once, when the room ends
+)
+
+// Pace modes.
+const (
+	PaceGoto = "goto" // everyone to lesson N
+	PaceOpen = "open" // lessons up to N are open
+)
+
+// Push tells whether learners receive events of this kind.
+func (k Kind) Push() bool {
+	switch k {
+	case KindPace, KindCountdown, KindChaos, KindRoomEnded:
+		return true
+	}
+	return false
+}
+
+// learnerKinds are the kinds a learner may send.
+var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindExerciseChecked, KindHintUsed, KindHandRaised, KindHandLowered}
+
+// Event is one thing that happened in a room. ID orders a room's events
+// (it is the server-sent events id a reconnecting view resumes after).
+type Event struct {
+	ID        int64
+	RoomID    int64
+	LearnerID int64 // 0 for the instructor's pushes
+	Kind      Kind
+	Lesson    string
+	Exercise  string
+	Item      string
+	Passed    bool
+	Detail    string
+	Number    int
+	At        time.Time
+}
+
+// Limits of a learner's event.
+const (
+	MaxEventBytes  = 4 << 10
+	maxSlugLen     = 100
+	maxDetailBytes = 2 << 10
+	maxHints       = 20
+)
+
+// eventBody is the JSON a learner's browser posts.
+type eventBody struct {
+	Kind           string `json:"kind"`
+	Lesson         string `json:"lesson,omitempty"`
+	Goal           string `json:"goal,omitempty"`
+	Quiz           string `json:"quiz,omitempty"`
+	Correct        *bool  `json:"correct,omitempty"`
+	Exercise       string `json:"exercise,omitempty"`
+	Passed         *bool  `json:"passed,omitempty"`
+	Counterexample string `json:"counterexample,omitempty"`
+	Hint           int    `json:"hint,omitempty"`
+}
+
+// DecodeEvent reads a learner's event from its JSON body, such as
+// {"kind":"exercise_checked","exercise":"dedupe-1","passed":false,"counterexample":"deliver m1"}.
+// Errors name the field at fault. The returned event has no room, learner,
+// id or time yet.
+func DecodeEvent(r io.Reader) (Event, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
+	if err != nil {
+		return Event{}, err
+	}
+	if len(data) > MaxEventBytes {
+		return Event{}, inputErrorf("body", "an event is at most %d bytes", MaxEventBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var b eventBody
+	if err := dec.Decode(&b); err != nil {
+		return Event{}, jsonInputError(err)
+	}
+	if dec.More() {
+		return Event{}, inputErrorf("body", "one JSON object only; something follows it")
+	}
+	return b.event()
+}
+
+// jsonInputError turns encoding/json's error into one that names the field.
+func jsonInputError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return inputErrorf("body", "want a JSON object, got a JSON %s", typeErr.Value)
+	case errors.As(err, &typeErr):
+		return inputErrorf(typeErr.Field, "want a %s, got a JSON %s", typeErr.Type, typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return inputErrorf("body", "not JSON at byte %d: %v", syntaxErr.Offset, err)
+	case errors.Is(err, io.EOF):
+		return inputErrorf("body", "empty; want a JSON object such as {\"kind\":\"lesson_opened\",\"lesson\":\"01-intro\"}")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		if name == "" {
+			return inputErrorf("body", "a field with an empty name is not a field of an event")
+		}
+		return inputErrorf(truncate(name, 40), "not a field of an event")
+	default:
+		return inputErrorf("body", "not an event: %v", err)
+	}
+}
+
+func (b eventBody) event() (Event, error) {
+	e := Event{Kind: Kind(b.Kind)}
+	need := func(field, value string) error {
+		if value == "" {
+			return inputErrorf(field, "%s needs a %s", b.Kind, field)
+		}
+		return checkSlug(field, value)
+	}
+	forbid := map[string]bool{"lesson": b.Lesson != "", "goal": b.Goal != "", "quiz": b.Quiz != "", "correct": b.Correct != nil,
+		"exercise": b.Exercise != "", "passed": b.Passed != nil, "counterexample": b.Counterexample != "", "hint": b.Hint != 0}
+	allow := func(fields ...string) error {
+		for _, f := range fields {
+			delete(forbid, f)
+		}
+		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "hint"} {
+			if forbid[f] {
+				return inputErrorf(f, "%s has no %s", b.Kind, f)
+			}
+		}
+		return nil
+	}
+	var err error
+	switch e.Kind {
+	case KindLessonOpened:
+		err = errors.Join(allow("lesson"), need("lesson", b.Lesson))
+		e.Lesson = b.Lesson
+	case KindGoalReached:
+		err = errors.Join(allow("lesson", "goal"), need("lesson", b.Lesson), need("goal", b.Goal))
+		e.Lesson, e.Item = b.Lesson, b.Goal
+	case KindQuizAnswered:
+		// correct is given when the quiz grades answers; a self-check
+		// quiz (the answer revealed) leaves it out.
+		err = errors.Join(allow("lesson", "quiz", "correct"), need("lesson", b.Lesson), need("quiz", b.Quiz))
+		e.Lesson, e.Item = b.Lesson, b.Quiz
+		e.Passed = b.Correct != nil && *b.Correct
+	case KindExerciseChecked:
+		err = errors.Join(allow("exercise", "passed", "counterexample"), need("exercise", b.Exercise))
+		switch {
+		case err != nil:
+		case b.Passed == nil:
+			err = inputErrorf("passed", "exercise_checked needs passed: true or false")
+		case *b.Passed && b.Counterexample != "":
+			err = inputErrorf("counterexample", "a passed check has no counterexample")
+		case !utf8.ValidString(b.Counterexample) || len(b.Counterexample) > maxDetailBytes:
+			err = inputErrorf("counterexample", "at most %d bytes of UTF-8", maxDetailBytes)
+		}
+		e.Exercise, e.Detail = b.Exercise, b.Counterexample
+		e.Passed = b.Passed != nil && *b.Passed
+	case KindHintUsed:
+		err = errors.Join(allow("exercise", "hint"), need("exercise", b.Exercise))
+		if err == nil && (b.Hint < 1 || b.Hint > maxHints) {
+			err = inputErrorf("hint", "a hint number from 1 to %d", maxHints)
+		}
+		e.Exercise, e.Number = b.Exercise, b.Hint
+	case KindHandRaised, KindHandLowered:
+		err = allow()
+	case "":
+		err = inputErrorf("kind", "missing; one of %s", kindList())
+	default:
+		err = inputErrorf("kind", "%q is not an event a learner sends; one of %s", truncate(b.Kind, 40), kindList())
+	}
+	if err != nil {
+		return Event{}, firstError(err)
+	}
+	return e, nil
+}
+
+// firstError unwraps errors.Join to its first error, so a message names one field.
+func firstError(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()[0]
+	}
+	return err
+}
+
+func kindList() string {
+	names := make([]string, len(learnerKinds))
+	for i, k := range learnerKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkSlug accepts the ids lessons, exercises, goals and quizzes use:
+// letters, digits, '-', '_', '.', at most 100 characters.
+func checkSlug(field, s string) error {
+	if len(s) > maxSlugLen {
+		return inputErrorf(field, "at most %d characters", maxSlugLen)
+	}
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return inputErrorf(field, "character %d, %q: ids use letters, digits, '-', '_' and '.'", i+1, r)
+		}
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Fingerprint is what an idempotency key is bound to: a hash of the event's
+// meaning (kind and fields), so that the same event sent again matches
+// whatever the JSON's spacing or field order, and a different one does not.
+func (e Event) Fingerprint() [32]byte {
+	return sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %t %d",
+		e.Kind, e.Lesson, e.Exercise, e.Item, e.Detail, e.Passed, e.Number))
+}
+
+// Key is an idempotency key made by a client: 8 to 100 characters of
+// letters, digits, '-', '_', ':' and '.' (a UUID fits).
+type Key string
+
+// ParseKey checks an Idempotency-Key header or form field.
+func ParseKey(text string) (Key, error) {
+	if text == "" {
+		return "", inputErrorf("Idempotency-Key", "missing: every event carries a key the client made (a UUID, say), so a retry is recognised")
+	}
+	if len(text) < 8 || len(text) > 100 {
+		return "", inputErrorf("Idempotency-Key", "8 to 100 characters; this one has %d", len(text))
+	}
+	for i, r := range text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':' || r == '.') {
+			return "", inputErrorf("Idempotency-Key", "character %d, %q: use letters, digits, '-', '_', ':' and '.'", i+1, r)
+		}
+	}
+	return Key(text), nil
+}

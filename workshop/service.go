@@ -1,0 +1,235 @@
+package workshop
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Service is workshop mode's rules on top of a Store: checks what people
+// type, draws codes and tokens, turns concurrent duplicates into
+// ErrKeyInProgress, and wakes followers after each commit.
+type Service struct {
+	store Store
+	hub   *Hub
+	now   func() time.Time
+
+	// inflight holds the idempotency keys being recorded now, so that a
+	// duplicate arriving meanwhile is told 409 at once instead of queueing
+	// behind the first; the store's unique constraint is what guarantees
+	// one effect, this only gives the duplicate its honest answer.
+	inflight sync.Map // inflightKey → struct{}
+}
+
+type inflightKey struct {
+	room, learner int64
+	key           Key
+}
+
+// NewService serves workshops from store. now is the clock (nil: time.Now).
+func NewService(store Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, hub: NewHub(), now: now}
+}
+
+// Store is the service's store.
+func (s *Service) Store() Store { return s.store }
+
+// Hub is the service's fan-out, for a backend that wakes it from elsewhere.
+func (s *Service) Hub() *Hub { return s.hub }
+
+// Limits on what people type.
+const (
+	MaxRoomName    = 80
+	MaxLearnerName = 40
+	MaxRoomItems   = 100
+)
+
+// CheckRoomSpec checks a room's name and lists (their syntax; whether the
+// lessons exist is the caller's to check against the course).
+func CheckRoomSpec(spec RoomSpec) (RoomSpec, error) {
+	name, err := cleanName("name", spec.Name, MaxRoomName)
+	if err != nil {
+		return spec, err
+	}
+	spec.Name = name
+	for field, list := range map[string][]string{"lessons": spec.Lessons, "exercises": spec.Exercises} {
+		if len(list) > MaxRoomItems {
+			return spec, inputErrorf(field, "at most %d", MaxRoomItems)
+		}
+		seen := make(map[string]bool, len(list))
+		for _, id := range list {
+			if err := checkSlug(field, id); err != nil {
+				return spec, err
+			}
+			if id == "" || seen[id] {
+				return spec, inputErrorf(field, "%q is empty or listed twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	return spec, nil
+}
+
+// cleanName trims a display name and refuses control characters and names
+// too short or too long.
+func cleanName(field, name string, maxRunes int) (string, error) {
+	name = strings.TrimSpace(name)
+	if !utf8.ValidString(name) {
+		return "", inputErrorf(field, "not valid UTF-8")
+	}
+	if name == "" {
+		return "", inputErrorf(field, "missing")
+	}
+	if n := utf8.RuneCountInString(name); n > maxRunes {
+		return "", inputErrorf(field, "at most %d characters; this one has %d", maxRunes, n)
+	}
+	for i, r := range name {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return "", inputErrorf(field, "character at byte %d is a control character", i)
+		}
+	}
+	return name, nil
+}
+
+// CreateRoom creates a room with a fresh code. key makes it idempotent: a
+// resubmitted form returns the same room.
+func (s *Service) CreateRoom(ctx context.Context, key Key, spec RoomSpec) (Room, error) {
+	spec, err := CheckRoomSpec(spec)
+	if err != nil {
+		return Room{}, err
+	}
+	for range 8 {
+		room, err := s.store.CreateRoom(ctx, key, spec, NewCode(), s.now())
+		if !errors.Is(err, ErrCodeTaken) {
+			return room, err
+		}
+	}
+	return Room{}, errors.New("workshop: eight random join codes in a row were taken")
+}
+
+// Join adds a learner to the open room with this code. key makes it
+// idempotent: a resubmitted form returns the same learner and token.
+func (s *Service) Join(ctx context.Context, code Code, key Key, name string) (Room, Learner, error) {
+	name, err := cleanName("name", name, MaxLearnerName)
+	if err != nil {
+		return Room{}, Learner{}, err
+	}
+	room, err := s.store.RoomByCode(ctx, code)
+	if err != nil {
+		return Room{}, Learner{}, err
+	}
+	if !room.Open() {
+		return room, Learner{}, ErrRoomEnded
+	}
+	l, err := s.store.Join(ctx, room.ID, key, name, NewToken(), s.now())
+	if err == nil {
+		s.hub.Notify(room.ID, false)
+	}
+	return room, l, err
+}
+
+// Resume finds a learner and their room by token.
+func (s *Service) Resume(ctx context.Context, token Token) (Room, Learner, error) {
+	l, err := s.store.LearnerByToken(ctx, token)
+	if err != nil {
+		return Room{}, Learner{}, err
+	}
+	room, err := s.store.Room(ctx, l.RoomID)
+	return room, l, err
+}
+
+// Record appends a learner's event (from DecodeEvent) under their key.
+func (s *Service) Record(ctx context.Context, l Learner, key Key, e Event) (Event, bool, error) {
+	if e.Kind.Push() {
+		return Event{}, false, inputErrorf("kind", "%s is the instructor's", e.Kind)
+	}
+	e.RoomID, e.LearnerID = l.RoomID, l.ID
+	return s.append(ctx, key, e)
+}
+
+// Push appends an instructor's push (pace, countdown, chaos) to a room.
+func (s *Service) Push(ctx context.Context, roomID int64, key Key, e Event) (Event, bool, error) {
+	if !e.Kind.Push() || e.Kind == KindRoomEnded {
+		return Event{}, false, inputErrorf("kind", "%s is not something an instructor pushes", e.Kind)
+	}
+	e.RoomID, e.LearnerID = roomID, 0
+	return s.append(ctx, key, e)
+}
+
+func (s *Service) append(ctx context.Context, key Key, e Event) (Event, bool, error) {
+	ik := inflightKey{e.RoomID, e.LearnerID, key}
+	if _, busy := s.inflight.LoadOrStore(ik, struct{}{}); busy {
+		return Event{}, false, ErrKeyInProgress
+	}
+	defer s.inflight.Delete(ik)
+	e.At = s.now()
+	stored, replayed, err := s.store.Append(ctx, key, e)
+	if err == nil && !replayed {
+		s.hub.Notify(e.RoomID, e.Kind.Push())
+	}
+	return stored, replayed, err
+}
+
+// EndRoom ends a room; learners get a KindRoomEnded push.
+func (s *Service) EndRoom(ctx context.Context, roomID int64) (Room, error) {
+	room, err := s.store.EndRoom(ctx, roomID, s.now())
+	if err == nil {
+		s.hub.Notify(roomID, true)
+	}
+	return room, err
+}
+
+// DeleteRoom deletes a room and everything in it.
+func (s *Service) DeleteRoom(ctx context.Context, roomID int64) error {
+	if err := s.store.DeleteRoom(ctx, roomID); err != nil {
+		return err
+	}
+	s.hub.Forget(roomID)
+	return nil
+}
+
+// DeleteExpired deletes the rooms created longer than retention ago.
+func (s *Service) DeleteExpired(ctx context.Context, retention time.Duration) (int, error) {
+	return s.store.DeleteRoomsCreatedBefore(ctx, s.now().Add(-retention))
+}
+
+// followBatch is how many events a follower reads at a time.
+const followBatch = 500
+
+// Follow calls send with the room's events after the given id, in order,
+// now and whenever more are committed, until ctx ends, send fails, or the
+// room is deleted (then it returns ErrNotFound). It is the live fan-out:
+// after is the Last-Event-ID a reconnecting view resumes from.
+func (s *Service) Follow(ctx context.Context, roomID, after int64, pushesOnly bool, send func([]Event) error) error {
+	for {
+		signal := s.hub.Signal(roomID, pushesOnly)
+		for {
+			evs, err := s.store.Events(ctx, roomID, after, pushesOnly, followBatch)
+			if err != nil {
+				return err
+			}
+			if len(evs) == 0 {
+				break
+			}
+			if err := send(evs); err != nil {
+				return err
+			}
+			after = evs[len(evs)-1].ID
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-signal:
+			if _, err := s.store.Room(ctx, roomID); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,245 @@
+// Package sqlitestore is the embedded workshop store: one SQLite database
+// file (modernc.org/sqlite, pure Go) in write-ahead-log mode, with
+// versioned, embedded, forward-only migrations checked when it opens.
+//
+// A server that never creates a room writes nothing: Open does not create
+// the file. Until it exists, reads answer as an empty store does, and the
+// first CreateRoom creates and migrates it.
+//
+// Writes go through one connection (SQLite has one writer at a time; a
+// queue in Go is cheaper than SQLITE_BUSY retries), reads through a pool
+// that WAL lets run beside the writer. synchronous=FULL: a transaction that
+// returned is on disk, so a 2xx survives kill -9 and power loss alike.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"idemlab/workshop"
+)
+
+// FileName is the database's name inside the data folder.
+const FileName = "workshop.db"
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Migrations are this build's schema changes, in order.
+func Migrations() ([]workshop.Migration, error) {
+	return workshop.LoadMigrations(migrationFS, "migrations")
+}
+
+// Store is a workshop.Store on one SQLite file.
+type Store struct {
+	path string
+
+	mu     sync.Mutex
+	writer *sql.DB // one connection: every write
+	reader *sql.DB // reads, beside the writer (WAL)
+	closed bool
+}
+
+var _ workshop.Store = (*Store)(nil)
+
+// Open returns the store kept in path. If the file exists it is opened and
+// its migrations checked and applied now, so a database written by a newer
+// Idemlab stops the start; if not, nothing is created until a room is.
+func Open(ctx context.Context, path string) (*Store, error) {
+	s := &Store{path: path}
+	if _, err := os.Stat(path); err == nil {
+		if _, _, err := s.dbs(ctx, false); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	return s, nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Connection roles.
+const (
+	roleWriter = iota // the one writing connection
+	roleReader        // the read pool: query_only
+	roleBackup        // VACUUM INTO writes only the new file, but query_only forbids it
+)
+
+// dsn is the connection string for the file: SQLite URI with its pragmas.
+func dsn(path string, role int) string {
+	p := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(path))
+	q := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
+	switch role {
+	case roleWriter:
+		q += "&_pragma=journal_mode(WAL)&_txlock=immediate"
+	case roleReader:
+		q += "&_pragma=query_only(1)"
+	}
+	return "file:" + p + q
+}
+
+// dbs opens the database on first use. With create false and no file yet,
+// it returns nil pools and no error: the store is empty.
+func (s *Store) dbs(ctx context.Context, create bool) (writer, reader *sql.DB, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, errors.New("sqlitestore: closed")
+	}
+	if s.writer != nil {
+		return s.writer, s.reader, nil
+	}
+	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+		if !create {
+			return nil, nil, nil
+		}
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+			return nil, nil, fmt.Errorf("sqlitestore: %w", err)
+		}
+		// Created by us, readable by the owner only: it holds resume tokens.
+		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sqlitestore: %w", err)
+		}
+		f.Close()
+	}
+	w, err := sql.Open("sqlite", dsn(s.path, roleWriter))
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, nil, fmt.Errorf("sqlitestore: %s: %w", s.path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(s.path, roleReader))
+	if err != nil {
+		w.Close()
+		return nil, nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	s.writer, s.reader = w, r
+	return w, r, nil
+}
+
+// migrate checks the applied migrations against this build's and applies
+// the rest, each in its own transaction with its schema_migrations row.
+func migrate(ctx context.Context, db *sql.DB) error {
+	known, err := Migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	var applied []workshop.AppliedMigration
+	for rows.Next() {
+		var a workshop.AppliedMigration
+		if err := rows.Scan(&a.Version, &a.Name); err != nil {
+			rows.Close()
+			return err
+		}
+		applied = append(applied, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	pending, err := workshop.PendingMigrations(applied, known)
+	if err != nil {
+		return err
+	}
+	for _, m := range pending {
+		err := inTx(ctx, db, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.Version, m.Name, time.Now().UnixMilli())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inTx runs f in a transaction (BEGIN IMMEDIATE, from the DSN) and commits
+// if it returns nil.
+func inTx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database, if it was opened.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.writer == nil {
+		return nil
+	}
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// Backup writes a consistent copy of the database to dest (which must not
+// exist) with VACUUM INTO, while the store keeps serving.
+func (s *Store) Backup(ctx context.Context, dest string) error {
+	return BackupFile(ctx, s.path, dest)
+}
+
+// backup copies the database open in db to dest with VACUUM INTO: one read
+// transaction, so the copy is consistent even while another process writes.
+func backup(ctx context.Context, db *sql.DB, dest string) error {
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("sqlitestore: backup: %s exists; choose a new file name", dest)
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, dest); err != nil {
+		return fmt.Errorf("sqlitestore: backup to %s: %w", dest, err)
+	}
+	return nil
+}
+
+// BackupFile copies the database file at path, which a running server may
+// be using, to dest. It is what `idemlab backup` runs.
+func BackupFile(ctx context.Context, path, dest string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("sqlitestore: %s does not exist: no room was ever created there, nothing to back up", path)
+	} else if err != nil {
+		return fmt.Errorf("sqlitestore: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn(path, roleBackup))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return backup(ctx, db, dest)
+}
