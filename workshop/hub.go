@@ -57,6 +57,18 @@ func (h *Hub) Notify(roomID int64, push bool) {
 	}
 }
 
+// NotifyAll wakes every follower of every room, as a listener does after
+// a gap in which it may have missed notifications: each reads the store.
+func (h *Hub) NotifyAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, s := range h.rooms {
+		close(s.all)
+		close(s.pushes)
+		h.rooms[id] = &roomSignals{all: make(chan struct{}), pushes: make(chan struct{})}
+	}
+}
+
 // Forget drops a deleted room's signals, waking whoever still follows it.
 func (h *Hub) Forget(roomID int64) {
 	h.mu.Lock()

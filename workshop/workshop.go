@@ -59,6 +59,9 @@ var (
 	ErrKeyReused = errors.New("workshop: idempotency key reused with a different request")
 	// ErrKeyInProgress: a request with the same key is being recorded now.
 	ErrKeyInProgress = errors.New("workshop: a request with this idempotency key is in progress")
+	// ErrStoreUnavailable: the store cannot be reached now (a shared
+	// database restarting, say); the request may be retried as it is.
+	ErrStoreUnavailable = errors.New("workshop: the store is unavailable")
 )
 
 // InputError is a request a person can fix; Field names what is wrong.

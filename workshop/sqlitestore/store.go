@@ -138,51 +138,50 @@ func (s *Store) dbs(ctx context.Context, create bool) (writer, reader *sql.DB, e
 }
 
 // migrate checks the applied migrations against this build's and applies
-// the rest, each in its own transaction with its schema_migrations row.
+// the rest, all in one write transaction (BEGIN IMMEDIATE), so that two
+// processes opening a new file at once migrate it once.
 func migrate(ctx context.Context, db *sql.DB) error {
 	known, err := Migrations()
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		return err
-	}
-	rows, err := db.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
-	if err != nil {
-		return err
-	}
-	var applied []workshop.AppliedMigration
-	for rows.Next() {
-		var a workshop.AppliedMigration
-		if err := rows.Scan(&a.Version, &a.Name); err != nil {
-			rows.Close()
+	return inTx(ctx, db, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 			return err
 		}
-		applied = append(applied, a)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	pending, err := workshop.PendingMigrations(applied, known)
-	if err != nil {
-		return err
-	}
-	for _, m := range pending {
-		err := inTx(ctx, db, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-				return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-				m.Version, m.Name, time.Now().UnixMilli())
-			return err
-		})
+		rows, err := tx.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
 		if err != nil {
 			return err
 		}
-	}
-	return nil
+		var applied []workshop.AppliedMigration
+		for rows.Next() {
+			var a workshop.AppliedMigration
+			if err := rows.Scan(&a.Version, &a.Name); err != nil {
+				rows.Close()
+				return err
+			}
+			applied = append(applied, a)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		pending, err := workshop.PendingMigrations(applied, known)
+		if err != nil {
+			return err
+		}
+		for _, m := range pending {
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.Version, m.Name, time.Now().UnixMilli()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // inTx runs f in a transaction (BEGIN IMMEDIATE, from the DSN) and commits

@@ -24,6 +24,23 @@ func TestStore_Conformance(t *testing.T) {
 	})
 }
 
+// Several stores on one file, as several processes on one machine: SQLite
+// serializes their writers, the unique constraints keep one effect per key.
+func TestStore_ConformanceSharedDatabase(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T, n int) []workshop.Store {
+		path := filepath.Join(t.TempDir(), sqlitestore.FileName)
+		var stores []workshop.Store
+		for range n {
+			s, err := sqlitestore.Open(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores = append(stores, s)
+		}
+		return stores
+	})
+}
+
 func TestOpen_WritesNothingUntilARoomIsCreated(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	path := filepath.Join(dir, sqlitestore.FileName)

@@ -276,6 +276,13 @@ func testKeyScope(t *testing.T, s workshop.Store) {
 // testAppendConcurrent is the course's own lesson: many deliveries of the
 // same messages at once, one effect each.
 func testAppendConcurrent(t *testing.T, s workshop.Store) {
+	appendConcurrently(t, []workshop.Store{s})
+}
+
+// appendConcurrently has 16 writers, spread over the stores, append the
+// same 40 keys at once, and checks each key has one event.
+func appendConcurrently(t *testing.T, stores []workshop.Store) {
+	s := stores[0]
 	room := mustRoom(t, s, "key-room-a", "AAA-AAA")
 	ada := mustJoin(t, s, room, "join-ada-1", "Ada")
 	const workers, keys = 16, 40
@@ -283,12 +290,13 @@ func testAppendConcurrent(t *testing.T, s workshop.Store) {
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*keys)
 	for w := range workers {
+		store := stores[w%len(stores)]
 		wg.Go(func() {
 			for k := range keys {
 				// Workers walk the keys in different orders, so they collide.
 				k = (k + w*7) % keys
 				e := workshop.Event{RoomID: room.ID, LearnerID: ada.ID, Kind: workshop.KindGoalReached, Lesson: "01-intro", Item: fmt.Sprint("goal-", k), At: t0}
-				got, _, err := s.Append(context.Background(), workshop.Key(fmt.Sprintf("concurrent-%03d", k)), e)
+				got, _, err := store.Append(context.Background(), workshop.Key(fmt.Sprintf("concurrent-%03d", k)), e)
 				if err != nil {
 					errs <- fmt.Errorf("worker %d key %d: %w", w, k, err)
 					continue
@@ -309,8 +317,75 @@ func testAppendConcurrent(t *testing.T, s workshop.Store) {
 			}
 		}
 	}
-	if n := len(allEvents(t, s, room, false)); n != keys+1 {
-		t.Errorf("%d events after %d workers × %d keys, want %d (joined + one per key)", n, workers, keys, keys+1)
+	for i, store := range stores {
+		if n := len(allEvents(t, store, room, false)); n != keys+1 {
+			t.Errorf("store %d sees %d events after %d workers × %d keys, want %d (joined + one per key)", i, n, workers, keys, keys+1)
+		}
+	}
+}
+
+// OpenShared opens n stores on one empty database, each with connections
+// of its own, as n replicas would; the test closes them.
+type OpenShared func(t *testing.T, n int) []workshop.Store
+
+// RunShared runs the cases of several stores sharing one database: many
+// writers with the same idempotency keys, from several stores at once,
+// give one effect each.
+func RunShared(t *testing.T, open OpenShared) {
+	tests := []struct {
+		name string
+		test func(*testing.T, []workshop.Store)
+	}{
+		{"Append_ConcurrentSameKeys_SeveralStores", appendConcurrently},
+		{"CreateRoomAndJoin_ConcurrentSameKeys_SeveralStores", createAndJoinConcurrently},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stores := open(t, 3)
+			t.Cleanup(func() {
+				for _, s := range stores {
+					s.Close()
+				}
+			})
+			tt.test(t, stores)
+		})
+	}
+}
+
+// createAndJoinConcurrently creates one room and joins one learner from
+// every store at once with the same keys: one room, one learner, one
+// joined event.
+func createAndJoinConcurrently(t *testing.T, stores []workshop.Store) {
+	const perStore = 4
+	var wg sync.WaitGroup
+	rooms := make([]workshop.Room, len(stores)*perStore)
+	learners := make([]workshop.Learner, len(rooms))
+	errs := make([]error, len(rooms))
+	for i := range rooms {
+		s := stores[i%len(stores)]
+		wg.Go(func() {
+			spec := workshop.RoomSpec{Name: "Shared", Lessons: []string{"01-intro"}}
+			rooms[i], errs[i] = s.CreateRoom(context.Background(), "key-room-shared", spec, workshop.Code(fmt.Sprintf("C%02d-AAA", i)), t0)
+			if errs[i] != nil {
+				return
+			}
+			learners[i], errs[i] = s.Join(context.Background(), rooms[i].ID, "join-ada-1", "Ada", workshop.NewToken(), t0)
+		})
+	}
+	wg.Wait()
+	for i := range rooms {
+		if errs[i] != nil {
+			t.Fatalf("writer %d: %v", i, errs[i])
+		}
+		if rooms[i].ID != rooms[0].ID || learners[i].ID != learners[0].ID || learners[i].Token != learners[0].Token {
+			t.Fatalf("writer %d got room %d learner %d, writer 0 room %d learner %d; want one of each", i, rooms[i].ID, learners[i].ID, rooms[0].ID, learners[0].ID)
+		}
+	}
+	if rs, _ := stores[1].Rooms(ctx(t)); len(rs) != 1 {
+		t.Errorf("%d rooms, want 1", len(rs))
+	}
+	if evs := allEvents(t, stores[2], rooms[0], false); len(evs) != 1 || evs[0].Kind != workshop.KindJoined {
+		t.Errorf("events = %v; want one joined", kinds(evs))
 	}
 }
 
