@@ -216,7 +216,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"lessons", len(course.Lessons), "source", courseSource(cfg.LessonsDir), "version", buildVersion())
 	fmt.Fprintf(stdout, "Idemlab is serving the course at %s\n", openURL)
 	fmt.Fprintf(stdout, "Instructor link (keep it to yourself): %sworkshop?key=%s\n", openURL, cfg.Workshop.InstructorKey)
-	fmt.Fprintf(stdout, "Workshop data: %s (created with the first room)\n", cfg.Workshop.DataDir)
+	fmt.Fprintf(stdout, "Workshop data: %s\n", cfg.Workshop.storeName())
 
 	select {
 	case err := <-served:

@@ -17,6 +17,7 @@ import (
 
 	"idemlab/web"
 	"idemlab/workshop"
+	"idemlab/workshop/pgstore"
 	"idemlab/workshop/sqlitestore"
 )
 
@@ -24,7 +25,10 @@ import (
 type workshopFlags struct {
 	InstructorKey string
 	DataDir       string
-	Retention     time.Duration
+	// DatabaseURL (postgres://…) puts the rooms in PostgreSQL, shared by
+	// every replica, instead of the SQLite file in DataDir.
+	DatabaseURL string
+	Retention   time.Duration
 }
 
 const defaultRetention = 30 * 24 * time.Hour
@@ -75,6 +79,7 @@ func addWorkshopFlags(fs *flag.FlagSet, getenv func(string) string, f *workshopF
 	f.Retention = defaultRetention
 	fs.StringVar(&f.InstructorKey, "instructor-key", getenv("IDEMLAB_INSTRUCTOR_KEY"), "secret of the instructor link, at least 16 characters (env IDEMLAB_INSTRUCTOR_KEY; default: a random key, printed at start)")
 	fs.StringVar(&f.DataDir, "data", getenv("IDEMLAB_DATA"), "folder of the workshop database, created with the first room (env IDEMLAB_DATA; default: the user's state folder)")
+	fs.StringVar(&f.DatabaseURL, "database", getenv("IDEMLAB_DATABASE"), "keep workshops in this PostgreSQL database, postgres://…, shared by every replica (env IDEMLAB_DATABASE; default: SQLite in the -data folder)")
 	fs.Var(retentionFlag{&f.Retention}, "retention", "delete rooms and their data this long after they were created, e.g. 30d or 12h (env IDEMLAB_RETENTION; default 30d)")
 }
 
@@ -87,6 +92,9 @@ func (f *workshopFlags) resolve(getenv func(string) string, retentionSet bool) e
 			return usagef("serve: IDEMLAB_RETENTION=%v", err)
 		}
 		f.Retention = d
+	}
+	if f.DatabaseURL != "" && !strings.HasPrefix(f.DatabaseURL, "postgres://") && !strings.HasPrefix(f.DatabaseURL, "postgresql://") {
+		return usagef("serve: -database: want a PostgreSQL URL such as postgres://user:password@host:5432/idemlab")
 	}
 	if f.DataDir == "" {
 		dir, err := defaultDataDir(getenv)
@@ -123,16 +131,39 @@ func defaultDataDir(getenv func(string) string) (string, error) {
 	return filepath.Join(dir, "idemlab"), nil
 }
 
-// openWorkshop opens the store (without creating anything: the file comes
-// with the first room) and starts the retention sweep.
+// openWorkshop opens the store and starts the retention sweep. SQLite
+// creates nothing until the first room; PostgreSQL is migrated now, and
+// its notifications wake this replica's followers from then on.
 func openWorkshop(ctx context.Context, f workshopFlags, logger *slog.Logger) (*web.WorkshopConfig, func() error, error) {
-	store, err := sqlitestore.Open(ctx, filepath.Join(f.DataDir, sqlitestore.FileName))
-	if err != nil {
-		return nil, nil, fmt.Errorf("serve: workshop store: %w", err)
+	var store workshop.Store
+	var pg *pgstore.Store
+	if f.DatabaseURL != "" {
+		var err error
+		if pg, err = pgstore.Open(ctx, f.DatabaseURL); err != nil {
+			return nil, nil, fmt.Errorf("serve: workshop store: %w", err)
+		}
+		store = pg
+	} else {
+		lite, err := sqlitestore.Open(ctx, filepath.Join(f.DataDir, sqlitestore.FileName))
+		if err != nil {
+			return nil, nil, fmt.Errorf("serve: workshop store: %w", err)
+		}
+		store = lite
 	}
 	svc := workshop.NewService(store, nil)
+	if pg != nil {
+		go pg.Listen(ctx, svc.Hub(), logger)
+	}
 	go sweepExpiredRooms(ctx, svc, f.Retention, logger)
 	return &web.WorkshopConfig{Service: svc, InstructorKey: f.InstructorKey}, store.Close, nil
+}
+
+// storeName says where workshops are kept, for the start-up message.
+func (f workshopFlags) storeName() string {
+	if f.DatabaseURL != "" {
+		return pgstore.Describe(f.DatabaseURL)
+	}
+	return f.DataDir + " (created with the first room)"
 }
 
 // sweepInterval is how often rooms past their retention are deleted.

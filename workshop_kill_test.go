@@ -15,16 +15,17 @@ import (
 	"testing"
 	"time"
 
+	"idemlab/workshop"
 	"idemlab/workshop/sqlitestore"
 )
 
 const killTestKey = "kill-test-instructor-key"
 
-// startServer runs `idemlab serve` as a real process on a free port and
-// returns it with its base URL.
-func startServer(t *testing.T, dataDir string) (*exec.Cmd, string) {
+// startServer runs `idemlab serve` with args as a real process on a free
+// port and returns it with its base URL.
+func startServer(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := mainCommand(t, "serve", "-addr", "127.0.0.1:0", "-data", dataDir, "-instructor-key", killTestKey)
+	cmd := mainCommand(t, append([]string{"serve", "-addr", "127.0.0.1:0", "-instructor-key", killTestKey}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,20 +53,20 @@ func startServer(t *testing.T, dataDir string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
-// TestServe_KillNineLosesNothingAcknowledged kills the server with SIGKILL
-// while learners post events, restarts it on the same data, and lets the
-// learners retry everything as their browsers would: every event that got
-// a 2xx before the kill is stored, and every event is stored exactly once.
-func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the server twice")
-	}
-	dataDir := t.TempDir()
-	cmd, base := startServer(t, dataDir)
-
+// newBrowser is an HTTP client with its own cookies that does not follow
+// redirects. Cookies are per host, not port: they go to every server of
+// the test.
+func newBrowser() *http.Client {
 	jar, _ := cookiejar.New(nil)
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	instructor := &http.Client{Jar: jar, CheckRedirect: noRedirect, Timeout: 10 * time.Second}
+	return &http.Client{Jar: jar, CheckRedirect: noRedirect, Timeout: 10 * time.Second}
+}
+
+// createStormRoom signs the instructor in on base and creates a room; it
+// returns the instructor's browser and the room, as openStore reads it.
+func createStormRoom(t *testing.T, base string, openStore func() workshop.Store) (*http.Client, workshop.Room) {
+	t.Helper()
+	instructor := newBrowser()
 	if _, err := instructor.Get(base + "/workshop?key=" + killTestKey); err != nil {
 		t.Fatal(err)
 	}
@@ -73,51 +74,58 @@ func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create room: %v %v", resp, err)
 	}
-	store, err := sqlitestore.Open(t.Context(), filepath.Join(dataDir, sqlitestore.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openStore()
+	defer store.Close()
 	rooms, err := store.Rooms(t.Context())
-	store.Close()
 	if err != nil || len(rooms) != 1 {
 		t.Fatalf("rooms: %v %v", rooms, err)
 	}
-	room := rooms[0]
+	return instructor, rooms[0]
+}
 
-	const learners, events = 12, 40
-	clients := make([]*http.Client, learners)
+// joinLearners joins n learners to the room through base.
+func joinLearners(t *testing.T, base string, room workshop.Room, n int) []*http.Client {
+	t.Helper()
+	clients := make([]*http.Client, n)
 	for i := range clients {
-		jar, _ := cookiejar.New(nil) // cookies are per host, not port: they survive the restart
-		clients[i] = &http.Client{Jar: jar, CheckRedirect: noRedirect, Timeout: 10 * time.Second}
+		clients[i] = newBrowser()
 		resp, err := clients[i].PostForm(base+"/join", url.Values{"key": {fmt.Sprintf("join-key-%04d", i)}, "code": {string(room.Code)}, "name": {fmt.Sprintf("Learner %d", i)}})
 		if err != nil || resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("join %d: %v %v", i, resp, err)
 		}
 	}
-	send := func(c *http.Client, base string, learner, n int) (int, error) {
-		body := fmt.Sprintf(`{"kind":"goal_reached","lesson":"why-messages-arrive-twice","goal":"g-%d-%d"}`, learner, n)
-		req, _ := http.NewRequest("POST", base+"/api/v1/room/events", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", fmt.Sprintf("storm-%04d-%04d", learner, n))
-		resp, err := c.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, nil
-	}
+	return clients
+}
 
-	// The storm, and the kill in the middle of it.
-	acked := make([]map[int]bool, learners)
+// sendGoal posts learner's n-th event to base, with the key a browser
+// would retry it with.
+func sendGoal(c *http.Client, base string, learner, n int) (int, error) {
+	body := fmt.Sprintf(`{"kind":"goal_reached","lesson":"why-messages-arrive-twice","goal":"g-%d-%d"}`, learner, n)
+	req, _ := http.NewRequest("POST", base+"/api/v1/room/events", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("storm-%04d-%04d", learner, n))
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// killDuringStorm has the learners post events to base as fast as they
+// can, SIGKILLs cmd a third of the way through, and returns what was
+// acknowledged before.
+func killDuringStorm(t *testing.T, cmd *exec.Cmd, base string, clients []*http.Client, events int) (acked []map[int]bool, total int) {
+	t.Helper()
+	acked = make([]map[int]bool, len(clients))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	total := 0
-	for i := range learners {
+	for i := range clients {
 		acked[i] = map[int]bool{}
 		wg.Go(func() {
 			for n := range events {
-				status, err := send(clients[i], base, i, n)
+				status, err := sendGoal(clients[i], base, i, n)
 				if err != nil {
 					return // the server died
 				}
@@ -134,7 +142,7 @@ func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
 		mu.Lock()
 		n := total
 		mu.Unlock()
-		if n >= learners*events/3 {
+		if n >= len(clients)*events/3 {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -144,20 +152,22 @@ func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
 	}
 	cmd.Wait()
 	wg.Wait()
-	mu.Lock()
-	ackedBeforeKill := total
-	mu.Unlock()
-	if ackedBeforeKill == learners*events {
+	if total == len(clients)*events {
 		t.Fatal("every event was acknowledged before the kill; the test proves nothing")
 	}
+	return acked, total
+}
 
-	// Restart on the same data; every browser retries its whole queue.
-	_, base2 := startServer(t, dataDir)
-	for i := range learners {
+// retryAll has every browser retry its whole queue against base, with the
+// same keys, until each event is 201.
+func retryAll(t *testing.T, base string, clients []*http.Client, events int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range clients {
 		wg.Go(func() {
 			for n := range events {
 				for attempt := 0; ; attempt++ {
-					status, err := send(clients[i], base2, i, n)
+					status, err := sendGoal(clients[i], base, i, n)
 					if err == nil && status == http.StatusCreated {
 						break
 					}
@@ -171,12 +181,12 @@ func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
 
-	store, err = sqlitestore.Open(t.Context(), filepath.Join(dataDir, sqlitestore.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+// checkStoredOnce checks that the store holds every learner's every event
+// exactly once.
+func checkStoredOnce(t *testing.T, store workshop.Store, room workshop.Room, acked []map[int]bool, events int) int {
+	t.Helper()
 	all, err := store.Events(t.Context(), room.ID, 0, false, 100000)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +197,7 @@ func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
 			seen[e.Item]++
 		}
 	}
-	for i := range learners {
+	for i := range acked {
 		for n := range events {
 			item := fmt.Sprintf("g-%d-%d", i, n)
 			if seen[item] != 1 {
@@ -195,5 +205,37 @@ func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d events acknowledged before SIGKILL; after the restart and retries, all %d stored once", ackedBeforeKill, learners*events, len(seen))
+	return len(seen)
+}
+
+// TestServe_KillNineLosesNothingAcknowledged kills the server with SIGKILL
+// while learners post events, restarts it on the same data, and lets the
+// learners retry everything as their browsers would: every event that got
+// a 2xx before the kill is stored, and every event is stored exactly once.
+func TestServe_KillNineLosesNothingAcknowledged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server twice")
+	}
+	dataDir := t.TempDir()
+	openStore := func() workshop.Store {
+		s, err := sqlitestore.Open(t.Context(), filepath.Join(dataDir, sqlitestore.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cmd, base := startServer(t, "-data", dataDir)
+	_, room := createStormRoom(t, base, openStore)
+	const learners, events = 12, 40
+	clients := joinLearners(t, base, room, learners)
+	acked, ackedBeforeKill := killDuringStorm(t, cmd, base, clients, events)
+
+	// Restart on the same data; every browser retries its whole queue.
+	_, base2 := startServer(t, "-data", dataDir)
+	retryAll(t, base2, clients, events)
+
+	store := openStore()
+	defer store.Close()
+	n := checkStoredOnce(t, store, room, acked, events)
+	t.Logf("%d of %d events acknowledged before SIGKILL; after the restart and retries, all %d stored once", ackedBeforeKill, learners*events, n)
 }

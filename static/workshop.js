@@ -47,12 +47,25 @@
     return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
   }
 
+  // reopenWhenClosed keeps a feed going. An EventSource reconnects by
+  // itself after a dropped connection, but gives up for good on an error
+  // status, such as the 503 a server answers while its workshop store
+  // restarts; then reopen runs after a pause.
+  function reopenWhenClosed(source, reopen) {
+    source.addEventListener("error", function () {
+      if (source.readyState === EventSource.CLOSED) {
+        window.setTimeout(reopen, 3000);
+      }
+    });
+  }
+
   // ---------- The instructor's class view ----------
 
   function followClass(main) {
     var rows = main.querySelector("[data-testid=ws-rows]");
     var summary = document.getElementById("ws-summary");
     var source = new EventSource(main.getAttribute("data-stream"));
+    reopenWhenClosed(source, function () { followClass(main); });
     source.addEventListener("row", function (ev) {
       var tpl = document.createElement("tbody");
       tpl.innerHTML = ev.data; // our own server's templ-escaped markup
@@ -243,6 +256,7 @@
   function followPushes(room, news) {
     var after = room.after || 0;
     var source = new EventSource(api("/api/v1/room/stream", "after=" + after));
+    reopenWhenClosed(source, function () { followPushes(store.get(ROOM_KEY) || room, news); });
     var timer = null;
     source.addEventListener("push", function (ev) {
       var push = JSON.parse(ev.data);

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"idemlab/playground"
+	"idemlab/workshop"
 )
 
 // serverError is a failed request as the one error path (Server.serveError)
@@ -52,6 +53,13 @@ func (e *serverError) Unwrap() error { return e.err }
 // it is not our failure.
 const statusClientClosedRequest = 499
 
+// storeUnavailableMessage answers a workshop request while the workshop
+// store cannot be reached, with Retry-After: storeRetryAfter (seconds).
+const (
+	storeUnavailableMessage = "The workshop store is unavailable; retrying. Lessons and playgrounds still work; try this again in a few seconds."
+	storeRetryAfter         = 2
+)
+
 // internalMessage is all a visitor learns of a failure of ours.
 const internalMessage = "Something went wrong on our side."
 
@@ -88,6 +96,12 @@ func classify(r *http.Request, err error) serverError {
 			out.status = http.StatusBadRequest
 			out.message = strings.TrimSpace(out.message + " " + input.Error())
 			out.field = cmp.Or(out.field, input.Field)
+		case errors.Is(out.err, workshop.ErrStoreUnavailable):
+			// A shared database restarting: no mistake of the visitor's,
+			// and the same request will work again in a moment.
+			out.status = http.StatusServiceUnavailable
+			out.message = storeUnavailableMessage
+			out.retryAfter = storeRetryAfter
 		case r.Context().Err() != nil:
 			out.status = statusClientClosedRequest
 			out.message = "The request was cancelled before its answer was ready."

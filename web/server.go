@@ -300,8 +300,6 @@ func errorTitle(status int) string {
 		return "Method not allowed"
 	case http.StatusForbidden:
 		return "Request refused"
-	case http.StatusServiceUnavailable:
-		return "The server is busy"
 	case http.StatusUnauthorized:
 		return "You are not in a room here"
 	case http.StatusGone:
@@ -310,6 +308,8 @@ func errorTitle(status int) string {
 		return "Too many requests at once"
 	case http.StatusConflict, http.StatusUnprocessableEntity:
 		return "That request was not repeated"
+	case http.StatusServiceUnavailable:
+		return "Back in a moment"
 	default:
 		return "Something went wrong"
 	}

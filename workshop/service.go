@@ -203,15 +203,26 @@ func (s *Service) DeleteExpired(ctx context.Context, retention time.Duration) (i
 // followBatch is how many events a follower reads at a time.
 const followBatch = 500
 
+// followRetry is how long a follower waits to read again while the store
+// is unavailable.
+const followRetry = time.Second
+
 // Follow calls send with the room's events after the given id, in order,
 // now and whenever more are committed, until ctx ends, send fails, or the
 // room is deleted (then it returns ErrNotFound). It is the live fan-out:
-// after is the Last-Event-ID a reconnecting view resumes from.
+// after is the Last-Event-ID a reconnecting view resumes from. While the
+// store is unavailable it keeps trying, so a view outlives a database
+// restart and catches up when the store is back.
 func (s *Service) Follow(ctx context.Context, roomID, after int64, pushesOnly bool, send func([]Event) error) error {
 	for {
 		signal := s.hub.Signal(roomID, pushesOnly)
+		var retry <-chan time.Time // set while the store is unavailable
 		for {
 			evs, err := s.store.Events(ctx, roomID, after, pushesOnly, followBatch)
+			if errors.Is(err, ErrStoreUnavailable) {
+				retry = time.After(followRetry)
+				break
+			}
 			if err != nil {
 				return err
 			}
@@ -226,8 +237,9 @@ func (s *Service) Follow(ctx context.Context, roomID, after int64, pushesOnly bo
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-retry:
 		case <-signal:
-			if _, err := s.store.Room(ctx, roomID); err != nil {
+			if _, err := s.store.Room(ctx, roomID); err != nil && !errors.Is(err, ErrStoreUnavailable) {
 				return err
 			}
 		}

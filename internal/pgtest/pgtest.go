@@ -122,6 +122,15 @@ func NewCluster(t testing.TB) *Cluster {
 	return c
 }
 
+// Stop stops the cluster (a fast shutdown: connections are cut); Restart
+// starts it again.
+func (c *Cluster) Stop(t testing.TB) {
+	t.Helper()
+	if out, err := exec.Command(script(), "stop", c.dir).CombinedOutput(); err != nil {
+		t.Fatalf("stopping PostgreSQL: %v\n%s", err, out)
+	}
+}
+
 // Restart restarts the cluster (a fast shutdown: connections are cut), as
 // an operator restarting PostgreSQL under running servers would.
 func (c *Cluster) Restart(t testing.TB) {

@@ -123,7 +123,10 @@ func TestListen_WakesAnotherReplica(t *testing.T) {
 // reconnects.
 func TestListen_ReconnectsAndCatchesUp(t *testing.T) {
 	url := pgtest.Database(t)
-	a, b := open(t, url), open(t, url)
+	// Its own application_name, so that only this test's listener is cut
+	// (tests of other packages may be listening on the cluster too).
+	appName := strings.ReplaceAll(strings.ToLower(t.Name()), "/", "_")
+	a, b := open(t, url), open(t, url+"&application_name="+appName)
 	defer a.Close()
 	defer b.Close()
 	svcA, svcB := workshop.NewService(a, nil), workshop.NewService(b, nil)
@@ -149,7 +152,7 @@ func TestListen_ReconnectsAndCatchesUp(t *testing.T) {
 	defer conn.Close(context.Background())
 	var killed int
 	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`).Scan(&killed); err != nil || killed == 0 {
+		WHERE application_name = $1 AND query LIKE 'LISTEN%'`, appName).Scan(&killed); err != nil || killed == 0 {
 		t.Fatalf("terminating the listener: %d, %v", killed, err)
 	}
 	for i := range 3 {
