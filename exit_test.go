@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 // mainCommand returns a command that runs main with args in a child process.
-func mainCommand(t *testing.T, args ...string) *exec.Cmd {
+func mainCommand(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	argv, err := json.Marshal(args)
 	if err != nil {

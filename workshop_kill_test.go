@@ -23,7 +23,7 @@ const killTestKey = "kill-test-instructor-key"
 
 // startServer runs `idemlab serve` with args as a real process on a free
 // port and returns it with its base URL.
-func startServer(t *testing.T, args ...string) (*exec.Cmd, string) {
+func startServer(t testing.TB, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := mainCommand(t, append([]string{"serve", "-addr", "127.0.0.1:0", "-instructor-key", killTestKey}, args...)...)
 	stdout, err := cmd.StdoutPipe()
@@ -64,7 +64,7 @@ func newBrowser() *http.Client {
 
 // createStormRoom signs the instructor in on base and creates a room; it
 // returns the instructor's browser and the room, as openStore reads it.
-func createStormRoom(t *testing.T, base string, openStore func() workshop.Store) (*http.Client, workshop.Room) {
+func createStormRoom(t testing.TB, base string, openStore func() workshop.Store) (*http.Client, workshop.Room) {
 	t.Helper()
 	instructor := newBrowser()
 	if _, err := instructor.Get(base + "/workshop?key=" + killTestKey); err != nil {
@@ -84,7 +84,7 @@ func createStormRoom(t *testing.T, base string, openStore func() workshop.Store)
 }
 
 // joinLearners joins n learners to the room through base.
-func joinLearners(t *testing.T, base string, room workshop.Room, n int) []*http.Client {
+func joinLearners(t testing.TB, base string, room workshop.Room, n int) []*http.Client {
 	t.Helper()
 	clients := make([]*http.Client, n)
 	for i := range clients {

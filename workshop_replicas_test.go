@@ -23,7 +23,7 @@ type sseEvent struct {
 
 // openStream opens a server-sent events stream with c's cookies and
 // delivers its events on a channel until the test ends.
-func openStream(t *testing.T, c *http.Client, streamURL string) <-chan sseEvent {
+func openStream(t testing.TB, c *http.Client, streamURL string) <-chan sseEvent {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), "GET", streamURL, nil)
 	if err != nil {
@@ -63,7 +63,7 @@ func openStream(t *testing.T, c *http.Client, streamURL string) <-chan sseEvent 
 }
 
 // waitFor returns the first event named name whose data contains want.
-func waitFor(t *testing.T, events <-chan sseEvent, name, want string, within time.Duration) sseEvent {
+func waitFor(t testing.TB, events <-chan sseEvent, name, want string, within time.Duration) sseEvent {
 	t.Helper()
 	deadline := time.After(within)
 	for {
@@ -90,13 +90,13 @@ func drain(events <-chan sseEvent) {
 }
 
 // startReplica starts a server on the PostgreSQL database.
-func startReplica(t *testing.T, databaseURL string) string {
+func startReplica(t testing.TB, databaseURL string) string {
 	t.Helper()
 	_, base := startServer(t, "-database", databaseURL, "-data", t.TempDir())
 	return base
 }
 
-func pgOpener(t *testing.T, databaseURL string) func() workshop.Store {
+func pgOpener(t testing.TB, databaseURL string) func() workshop.Store {
 	return func() workshop.Store {
 		s, err := pgstore.Open(t.Context(), databaseURL)
 		if err != nil {
