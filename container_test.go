@@ -94,7 +94,8 @@ func TestCIRun_BuildsLikeTheDockerfile(t *testing.T) {
 		}
 	}
 	ci := readRepoFile(t, ".ci/run")
-	for _, want := range []string{"set -euo pipefail", "go tool templ generate", "gofmt -l", "go vet ./...", "IDEMLAB_REQUIRE_BROWSER=1 go test -race"} {
+	for _, want := range []string{"set -euo pipefail", "go tool templ generate", "gofmt -l", "go vet ./...", "IDEMLAB_REQUIRE_BROWSER=1 go test -race",
+		`eval "$(.ci/postgres start`, "export IDEMLAB_REQUIRE_POSTGRES=1", `.ci/postgres stop "$pgdir"`} {
 		if !strings.Contains(ci, want) {
 			t.Errorf(".ci/run lacks %q", want)
 		}
