@@ -49,6 +49,9 @@ type Store struct {
 
 var _ workshop.Store = (*Store)(nil)
 
+// defaultConnectTimeout bounds a connection attempt.
+const defaultConnectTimeout = 5 * time.Second
+
 // migrationLock is the advisory lock replicas starting at once take to
 // migrate one at a time ("idemlab" in ASCII).
 const migrationLock = 0x6964656d6c6162
@@ -60,6 +63,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	config, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	if config.ConnConfig.ConnectTimeout == 0 {
+		// An unreachable host answers 503 in seconds, not when the client
+		// gives up (the URL's connect_timeout overrides this).
+		config.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, config)
 	if err != nil {
