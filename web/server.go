@@ -31,7 +31,7 @@ type Server struct {
 	handler  http.Handler
 	metrics  *metrics
 	limiter  *rateLimiter
-	adm      *admission // the one path of everything that runs SQL
+	adm      *admission     // the one path of everything that runs SQL
 	workshop *workshopState // nil: workshop mode is off
 
 	// errorContent draws the content of error pages. A field so that a test
