@@ -32,6 +32,9 @@ const maxHandlerFileBytes = 1 << 20
 // found a schedule that breaks it (or its SQL failed), and 2 for bad input:
 // an unknown exercise (the ids are listed), a file it cannot read, a course
 // folder that does not load.
+// cliCheckTimeout bounds one `idemlab check`.
+const cliCheckTimeout = time.Minute
+
 func checkExercise(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("check")
 	dir := fs.String("lessons", "", "read the course from `DIR` instead of the built-in one")
@@ -79,6 +82,10 @@ func checkExercise(ctx context.Context, args []string, stdout io.Writer) error {
 		return &inputError{fmt.Errorf("check: %w", err)}
 	}
 
+	// The learner's own machine, their own handler: a minute, as lint
+	// allows, rather than the few seconds the server gives a check.
+	ctx, cancel := context.WithTimeout(ctx, cliCheckTimeout)
+	defer cancel()
 	started := time.Now()
 	res, err := playground.Check(ctx, exercise.Exercise, source)
 	if err != nil {

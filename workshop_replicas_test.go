@@ -116,8 +116,15 @@ func push(t *testing.T, instructor *http.Client, base string, room workshop.Room
 
 // TestServe_ReplicasShareOnePostgres: two server processes on one
 // database. A learner served by the first shows on the class view served
-// by the second within a second, and a chaos push from the second reaches
-// learners on both.
+// by the second, and a chaos push from the second reaches learners on both.
+// Nothing but NOTIFY wakes the second server, so without the listener this
+// fails. How fast it happens (the 1 s target) is a benchmark's figure
+// (BenchmarkWorkshop_Replicas), not a timer here: under a race build beside
+// other packages' tests a timer would measure the machine.
+// fanOutPatience bounds the wait for an event that must cross replicas: long
+// enough for a loaded CI machine, short enough to fail when it never comes.
+const fanOutPatience = 15 * time.Second
+
 func TestServe_ReplicasShareOnePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two servers")
@@ -136,7 +143,7 @@ func TestServe_ReplicasShareOnePostgres(t *testing.T) {
 		if status, err := sendGoal(learners[0], a, 0, n); err != nil || status != http.StatusCreated {
 			t.Fatalf("event %d on the first server: %d %v", n, status, err)
 		}
-		e := waitFor(t, class, "row", "Learner 0", time.Second)
+		e := waitFor(t, class, "row", "Learner 0", fanOutPatience)
 		slowest = max(slowest, e.at.Sub(sent))
 		drain(class)
 	}
@@ -147,7 +154,7 @@ func TestServe_ReplicasShareOnePostgres(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	push(t, instructor, b, room, "chaos-key-0001", "lose-ack")
 	for name, stream := range map[string]<-chan sseEvent{"first": onA, "second": onB} {
-		e := waitFor(t, stream, "push", `"kind":"chaos"`, time.Second)
+		e := waitFor(t, stream, "push", `"kind":"chaos"`, fanOutPatience)
 		if !strings.Contains(e.data, `"fault":"lose-ack"`) {
 			t.Errorf("learner on the %s server got %s, want the lose-ack chaos", name, e.data)
 		}
