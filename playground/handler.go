@@ -103,7 +103,7 @@ func ParseHandler(name, source string) (*Handler, error) {
 		if line > 0 {
 			where += fmt.Sprintf(", line %d", line)
 		}
-		return nil, &InputError{Field: "handler", Msg: where + ": " + err.Error()}
+		return nil, &InputError{Field: "handler", Msg: where + ": " + err.Error(), Line: line}
 	}
 	return h, nil
 }

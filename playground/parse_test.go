@@ -68,6 +68,38 @@ func TestParseScript_Errors(t *testing.T) {
 	}
 }
 
+// The error names the line of the text the learner typed, so an editor can
+// point at it: blank lines, comments and ';' separators count as typed.
+func TestParseScript_ErrorNamesTheLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		line int
+	}{
+		{"delivr msg-1", 1},
+		{"deliver msg-1\n\n# a comment\nredeliver", 4},
+		{"deliver msg-1; deliver msg-2\nstep A; finish", 2},
+	}
+	for _, tt := range tests {
+		_, err := ParseScript(tt.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Line != tt.line {
+			t.Errorf("%q: error %v names line %d, want %d", tt.in, err, lineOf(ie), tt.line)
+		}
+	}
+	_, err := ParseHandler("mine", "-- one\n\nUPDATE accounts SETT balance = 1;")
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 3 {
+		t.Errorf("handler error %v names line %d, want 3", err, lineOf(ie))
+	}
+}
+
+func lineOf(ie *InputError) int {
+	if ie == nil {
+		return -1
+	}
+	return ie.Line
+}
+
 func TestParseHandler_Builtins(t *testing.T) {
 	if len(Handlers()) != 9 {
 		t.Fatalf("%d built-in handlers, want 9", len(Handlers()))

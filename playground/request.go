@@ -11,6 +11,7 @@ import (
 type InputError struct {
 	Field string // scenario, handlers, handler, script, seed
 	Msg   string
+	Line  int // 1-based line of the field's text the message is about; 0 when it is not about one line
 }
 
 func (e *InputError) Error() string { return e.Field + ": " + e.Msg }

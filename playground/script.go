@@ -74,14 +74,14 @@ func ParseScript(text string) (*Script, error) {
 		return nil, &InputError{Field: "script", Msg: fmt.Sprintf("the script is %d bytes; the limit is %d", len(text), MaxScriptBytes)}
 	}
 	s := &Script{}
-	err := splitScript(text, func(fields []string) error {
+	err := splitScript(text, func(line int, fields []string) error {
 		n := len(s.Events) + 1
 		if n > MaxScriptEvents {
-			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: the script has more than %d events", n, MaxScriptEvents)}
+			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: the script has more than %d events", n, MaxScriptEvents), Line: line}
 		}
 		ev, err := parseEvent(fields)
 		if err != nil {
-			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: %s", n, err)}
+			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: %s", n, err), Line: line}
 		}
 		s.Events = append(s.Events, ev)
 		return nil
@@ -96,12 +96,12 @@ func ParseScript(text string) (*Script, error) {
 // by ';' or a line break, and '#' starts a comment that runs to the end of
 // the line. It calls event with each event's words, in order, and comment
 // (if not nil) with each comment's text, after the events of its line.
-func splitScript(text string, event func(words []string) error, comment func(string)) error {
-	for _, line := range strings.Split(text, "\n") {
+func splitScript(text string, event func(line int, words []string) error, comment func(string)) error {
+	for i, line := range strings.Split(text, "\n") {
 		code, note, hasNote := strings.Cut(line, "#")
 		for _, part := range strings.Split(code, ";") {
 			if words := strings.Fields(part); len(words) > 0 {
-				if err := event(words); err != nil {
+				if err := event(i+1, words); err != nil {
 					return err
 				}
 			}
@@ -118,7 +118,7 @@ func splitScript(text string, event func(words []string) error, comment func(str
 // lays out text that does not parse as well.
 func ScriptLines(text string) string {
 	var out []string
-	splitScript(text, func(words []string) error {
+	splitScript(text, func(_ int, words []string) error {
 		out = append(out, strings.Join(words, " "))
 		return nil
 	}, func(note string) { out = append(out, "# "+note) })
