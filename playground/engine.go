@@ -224,7 +224,60 @@ func (s *sim) skip(w, msg, note string) {
 	s.record(Step{Kind: StepSkip, Worker: w, Message: msg, Note: note})
 }
 
+// refusal says why ev cannot happen now, or "" when it can. It changes
+// nothing: apply records a refused event as a skip step with this note, and
+// a probe (Request.Probe) asks it of events a learner might add next.
+func (s *sim) refusal(ev Event) string {
+	switch ev.Kind {
+	case EventDeliver, EventRedeliver, EventPublish, EventStart:
+		m := s.msgs[ev.Message]
+		id := m.m.ID
+		switch {
+		case ev.Kind == EventRedeliver && m.deliveries == 0:
+			return id + " was never delivered; use deliver " + id
+		case ev.Kind == EventRedeliver && m.acked:
+			return id + " was acked, so the broker deleted it; publish " + id + " or replay sends it again"
+		case (ev.Kind == EventDeliver || ev.Kind == EventStart) && m.acked:
+			return id + " was already acked; publish " + id + " or replay sends it again"
+		}
+		if ev.Worker != "" {
+			if w := s.byName[ev.Worker]; w.job != nil {
+				return fmt.Sprintf("%s is busy with %s; finish or crash it first", w.name, w.job.msg.m.ID)
+			}
+			return ""
+		}
+		for _, w := range s.workers {
+			if w.job == nil {
+				return ""
+			}
+		}
+		return "every worker is busy"
+	case EventStep:
+		if s.byName[ev.Worker].job == nil {
+			return ev.Worker + " has no message in hand; start one first (start MSG on " + ev.Worker + ")"
+		}
+	case EventFinish:
+		if s.byName[ev.Worker].job == nil {
+			return ev.Worker + " has no message in hand"
+		}
+	case EventExpire:
+		m := s.msgs[ev.Message]
+		if m.deliveries == 0 || m.acked || (m.leaseEnd <= s.now && s.holder(m) == nil) {
+			return m.m.ID + " has no lease running"
+		}
+	case EventReplay:
+		if len(s.log) == 0 {
+			return "nothing has been published yet"
+		}
+	}
+	return ""
+}
+
 func (s *sim) apply(ev Event) error {
+	if note := s.refusal(ev); note != "" {
+		s.skip(ev.Worker, ev.Message, note)
+		return nil
+	}
 	switch ev.Kind {
 	case EventDeliver, EventRedeliver, EventPublish, EventStart:
 		w := s.deliver(ev)
@@ -236,9 +289,6 @@ func (s *sim) apply(ev Event) error {
 		n := max(ev.N, 1)
 		for i := int64(0); i < n; i++ {
 			if w.job == nil {
-				if i == 0 {
-					s.skip(w.name, "", w.name+" has no message in hand; start one first (start MSG on "+w.name+")")
-				}
 				break
 			}
 			out, err := s.stepWorker(w)
@@ -250,12 +300,7 @@ func (s *sim) apply(ev Event) error {
 			}
 		}
 	case EventFinish:
-		w := s.byName[ev.Worker]
-		if w.job == nil {
-			s.skip(w.name, "", w.name+" has no message in hand")
-			return nil
-		}
-		return s.runToCompletion(w)
+		return s.runToCompletion(s.byName[ev.Worker])
 	case EventCrash:
 		return s.crash(s.byName[ev.Worker], StepCrash, "crash: "+ev.Worker+" dies; its in-process memory is gone")
 	case EventRestart:
@@ -301,20 +346,7 @@ func (s *sim) deliver(ev Event) *worker {
 	id := m.m.ID
 	note := ""
 	switch ev.Kind {
-	case EventRedeliver:
-		if m.deliveries == 0 {
-			s.skip(ev.Worker, id, id+" was never delivered; use deliver "+id)
-			return nil
-		}
-		if m.acked {
-			s.skip(ev.Worker, id, id+" was acked, so the broker deleted it; publish "+id+" or replay sends it again")
-			return nil
-		}
 	case EventDeliver, EventStart:
-		if m.acked {
-			s.skip(ev.Worker, id, id+" was already acked; publish "+id+" or replay sends it again")
-			return nil
-		}
 		if s.holder(m) != nil {
 			note = fmt.Sprintf("%s is still leased to %s: the broker hands out a second copy", id, s.holder(m).name)
 		}
@@ -391,10 +423,6 @@ func (s *sim) leasesRanOut(from int64) {
 
 func (s *sim) expire(m *msgState) {
 	id := m.m.ID
-	if m.deliveries == 0 || m.acked || (m.leaseEnd <= s.now && s.holder(m) == nil) {
-		s.skip("", id, id+" has no lease running")
-		return
-	}
 	m.leaseEnd = s.now
 	names := []string{}
 	for _, w := range s.workers {
@@ -417,10 +445,6 @@ func (s *sim) expire(m *msgState) {
 
 func (s *sim) replay() error {
 	ids := append([]string(nil), s.log...)
-	if len(ids) == 0 {
-		s.skip("", "", "nothing has been published yet")
-		return nil
-	}
 	for _, id := range ids {
 		w := s.pickWorker("", id)
 		if w == nil {

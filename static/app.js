@@ -94,6 +94,14 @@
   // ---------- ←/→ between lessons ----------
 
   function initLessonKeys() {
+    // Where the learner last was: a click on a playground's text leaves the
+    // focus on <body>, and arrows there must not leave the lesson either.
+    var lastInPlayground = false;
+    function remember(event) {
+      lastInPlayground = !!(event.target && event.target.closest && event.target.closest("[data-pg]"));
+    }
+    document.addEventListener("pointerdown", remember, true);
+    document.addEventListener("focusin", remember, true);
     document.addEventListener("keydown", function (event) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) {
         return;
@@ -108,6 +116,9 @@
         target.closest &&
         target.closest("input, textarea, select, [contenteditable], pre, [role='slider'], [role='tablist'], .playground, [data-keys='off']")
       ) {
+        return;
+      }
+      if (lastInPlayground && (!target || target === document.body || target === root)) {
         return;
       }
       var rel = event.key === "ArrowLeft" ? "prev" : "next";
@@ -388,6 +399,26 @@
     fig.focus({ preventScroll: true });
   }
 
+  // A rejected script puts the caret on the line the error names; any
+  // other rejected input focuses the message.
+  function pgFocusProblem(fig, problem) {
+    var area = fig.querySelector("textarea[aria-invalid='true']");
+    if (!area) {
+      problem.focus({ preventScroll: true });
+      return;
+    }
+    var line = parseInt(area.getAttribute("data-error-line"), 10) || 0;
+    var start = 0;
+    var lines = area.value.split("\n");
+    for (var i = 0; i < line - 1 && i < lines.length; i++) {
+      start += lines[i].length + 1;
+    }
+    area.focus({ preventScroll: true });
+    if (line > 0 && line <= lines.length) {
+      area.setSelectionRange(start, start + lines[line - 1].length);
+    }
+  }
+
   function pgScrollToCursor(fig) {
     var scroller = fig.querySelector(".pg-scroll");
     var band = scroller && scroller.querySelector(".dg-band.is-current rect");
@@ -418,11 +449,16 @@
     });
     var before = fig.querySelector("[data-announce]");
     var beforeText = before ? before.textContent : "";
+    // Focus inside the old figure is lost when it is replaced: keep it in
+    // the playground (the same control, else the figure itself).
+    var hadFocus = fig.contains(document.activeElement);
     return fetch(fetchURL.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
       .then(function (resp) {
-        // 422: the run was stopped at its budget; the answer is the
-        // playground saying so, swapped in like any state.
-        if (!resp.ok && resp.status !== 422) {
+        // 400 is the playground with the learner's mistake shown in place;
+        // 422, the run stopped at its budget, the playground saying so:
+        // both are swapped in like any state.
+        var rejected = resp.status === 400;
+        if (!resp.ok && !rejected && resp.status !== 422) {
           throw new Error("status " + resp.status);
         }
         var finalURL = new URL(resp.url || fetchURL.href);
@@ -431,7 +467,7 @@
           finalURL = url; // the lesson itself: every block at its start
         }
         return resp.text().then(function (html) {
-          return { html: html, url: finalURL };
+          return { html: html, url: finalURL, rejected: rejected };
         });
       })
       .then(function (r) {
@@ -446,6 +482,7 @@
             d.open = panels[i];
           }
         });
+        var wasSwapped = fig.hasAttribute("data-swapped");
         fig.replaceWith(next);
         var nextEvents = next.querySelector(".pg-events");
         if (nextEvents) {
@@ -454,15 +491,23 @@
         window.scrollBy({ top: next.getBoundingClientRect().top - top, behavior: "instant" });
         var target = r.url.pathname + r.url.search + (next.id !== "playground" ? "#" + next.id : "");
         var atHome = next.id !== "playground" && !r.url.searchParams.has("pg");
-        if (push) {
+        if (r.rejected) {
+          // The URL stays the last good state's: nothing to push.
+          atHome = !wasSwapped;
+        } else if (push) {
           window.history.pushState({ pg: next.id }, "", target);
         }
         if (!atHome) {
           next.setAttribute("data-swapped", "true");
         }
         enhancePlayground(next);
-        if (focus) {
+        var problem = next.querySelector("[data-testid='pg-problem']");
+        if (r.rejected && problem) {
+          pgFocusProblem(next, problem);
+        } else if (focus) {
           pgRefocus(next, focus.key, focus.testid);
+        } else if (hadFocus) {
+          pgRefocus(next, "", "");
         }
         var after = next.querySelector("[data-announce]");
         if (after && after.textContent !== beforeText) {
@@ -586,12 +631,15 @@
 
     window.addEventListener("popstate", function () {
       var params = new URLSearchParams(window.location.search);
+      var active = document.activeElement;
       document.querySelectorAll("[data-pg]").forEach(function (fig) {
+        // Undo and Back keep the focus on the same control.
+        var focus = fig.contains(active) ? { key: pgFocusKey(active), testid: active.getAttribute("data-testid") } : null;
         if (fig.id === "playground" || params.get("pg") === fig.id) {
-          pgSwap(fig, new URL(window.location.href), false, null);
+          pgSwap(fig, new URL(window.location.href), false, focus);
         } else if (fig.hasAttribute("data-swapped")) {
           // Back past this block's first change: its initial state.
-          pgSwap(fig, new URL(fig.getAttribute("data-home"), window.location.href), false, null).then(function (next) {
+          pgSwap(fig, new URL(fig.getAttribute("data-home"), window.location.href), false, focus).then(function (next) {
             if (next) {
               next.removeAttribute("data-swapped");
             }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/a-h/templ"
@@ -87,15 +88,19 @@ func refusedView(v *siteView, place pgPlace, state pgState, limit, message strin
 	return pv
 }
 
-// playgroundCompute runs a playground state and renders it with draw. A run
-// stopped at its budget, or an answer over renderCap, is drawn as the
-// refused playground with status 422.
-func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, state pgState, draw func(*playgroundView) templ.Component) computeFunc {
+// playgroundCompute runs the playground state a query names and renders it
+// with draw. A learner's bad input is drawn in place (resolvePlayground)
+// with status 400; a run stopped at its budget, or an answer over
+// renderCap, is drawn as the refused playground with status 422.
+func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, draw func(*playgroundView) templ.Component) computeFunc {
 	return func(ctx context.Context, b *playground.Budget) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
-		pv, err := s.runPlayground(ctx, b, &used, v, place, sc, state)
+		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q)
 		out := &runOutput{status: http.StatusOK, contentType: htmlContentType}
+		if err == nil && pv.problem != nil {
+			out.status = http.StatusBadRequest
+		}
 		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
 			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
 		} else if err != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -19,21 +20,24 @@ const fragmentParam = "fragment"
 
 func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentParam) == "1" }
 
-// runPlayground runs a state and computes its view. Bad input becomes a 400
-// page whose action leads back to the place's start.
+// runPlayground runs a state and computes its view. Bad input is a
+// *playground.InputError (resolvePlayground shows it in place).
 func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
-	back := &link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}
 	req, err := state.request(sc)
 	if err != nil {
-		return nil, cannotRun(back, err)
+		return nil, err
 	}
 	req.Budget, req.Usage = budget, usage
 	tr, err := playground.Run(ctx, req)
-	if err != nil {
-		return nil, cannotRun(back, fmt.Errorf("running %s: %w", truncate(place.query(state), 200), err))
+	var ie *playground.InputError
+	switch {
+	case errors.As(err, &ie):
+		return nil, ie
+	case err != nil:
+		return nil, fmt.Errorf("running %s: %w", truncate(place.query(state), 200), err)
 	}
 	if state.at > len(tr.Events) {
-		return nil, invalidf(back, "The playground cannot run this link. at: there is no event %d; the script has %s.", state.at, english.Plural(len(tr.Events), "event", "events"))
+		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.at, english.Plural(len(tr.Events), "event", "events"))}
 	}
 	return newPlaygroundView(v, place, state, tr, sc), nil
 }
@@ -65,18 +69,13 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 		return cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
 	}
 	place := pagePlace(sc, embed)
-	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
-	if err != nil {
-		return invalidf(&link{Label: "Back to the start of " + sc.Title, Href: v.path(place.href(place.home))}, "The playground cannot run this link. %s", err)
-	}
-	state.scenario = sc.Name
-	if redirect {
+	if state, redirect, err := stateFromQuery(q, place.home, sc.Workers); err == nil && redirect {
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
 	fragment := wantsFragment(r)
-	meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(state), section: "playground"}
-	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, state, func(pv *playgroundView) templ.Component {
+	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, func(pv *playgroundView) templ.Component {
+		meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(pv.state), section: "playground"}
 		switch {
 		case fragment:
 			return LivePlayground(pv)
@@ -137,11 +136,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	} else {
 		place = lessonPlace(slug, spec, embed)
 	}
-	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
-	if err != nil {
-		return invalidf(&link{Label: "Back to the start of this playground", Href: v.path(place.href(place.home))}, "The playground cannot run this link. %s", err)
-	}
-	if redirect {
+	if state, redirect, err := stateFromQuery(q, place.home, sc.Workers); err == nil && redirect {
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
@@ -154,7 +149,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	if !embed && pos.next != nil {
 		meta.next = lessonPath(pos.next.Slug)
 	}
-	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, state, func(pv *playgroundView) templ.Component {
+	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, func(pv *playgroundView) templ.Component {
 		if fragment {
 			return LivePlayground(pv)
 		}

@@ -70,8 +70,13 @@ func pagePlace(sc *playground.Scenario, embed bool) pgPlace {
 }
 
 func (s pgState) equal(o pgState) bool {
-	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && slices.Equal(s.events, o.events) && s.custom == o.custom &&
-		s.seed == o.seed && s.at == o.at && s.to == o.to
+	return s.sameRun(o) && s.at == o.at && s.to == o.to
+}
+
+// sameRun reports that two states run the same thing (they may differ in
+// the cursor and in where deliveries go next).
+func (s pgState) sameRun(o pgState) bool {
+	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && slices.Equal(s.events, o.events) && s.custom == o.custom && s.seed == o.seed
 }
 
 // cursor is the number of events shown, given how many the script has.
@@ -91,14 +96,14 @@ func (s pgState) appendEvent(ev playground.Event) pgState {
 	return s
 }
 
-// amendLast replaces the last event before the cursor.
+// amendLast replaces the last event before the cursor. The events after
+// it stay (they run again on top of the changed one) and so does the cursor.
 func (s pgState) amendLast(ev playground.Event) pgState {
 	c := s.cursor(len(s.events))
 	if c == 0 {
 		return s.appendEvent(ev)
 	}
-	s.events = append(s.events[:c-1:c-1], ev)
-	s.at = -1
+	s.events = slices.Concat(s.events[:c-1], []playground.Event{ev}, s.events[c:])
 	return s
 }
 

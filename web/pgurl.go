@@ -31,6 +31,7 @@ const (
 	keyChecked = "h"  // a checked handler box
 	keyOp      = "op" // advance or prune, with n
 	keyN       = "n"
+	keyWas     = "was" // the script the script form started from: a rejected edit falls back to it
 )
 
 // learnerHandlerName names the handler a link brings as source (handler=…),

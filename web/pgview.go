@@ -34,6 +34,7 @@ type playgroundView struct {
 	div       *divergenceView
 	announce  string // the verdicts in one sentence, for the live region
 	keyFigure string // "acc-1 balance", "ord-1 shipments"
+	problem   *inputProblem // the learner's input that was rejected, shown in place
 	tickUnit  string
 	clock     int64
 	refusal   *refusalView // the run was stopped at its budget (admitrun.go)
@@ -129,8 +130,15 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 		})
 	}
 	kf := keyFigureIndex(tr)
+	// The lesson's expectation is about the end of its own script: once
+	// the learner runs something else (or looks at an earlier event), the
+	// chip would contradict the verdict beside it, so it goes.
+	expectFrom := place.spec
+	if !state.sameRun(place.home) || pv.at < pv.total {
+		expectFrom = nil
+	}
 	for i, h := range tr.Handlers {
-		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, place.spec))
+		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, expectFrom))
 	}
 	scaleCharts(pv.handlers)
 	var parts []string

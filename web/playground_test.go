@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -266,29 +267,16 @@ func TestPlaygroundRoutes(t *testing.T) {
 	}
 }
 
-// Bad or hand-edited URLs get a 400 page that quotes the parser and links
-// back to the start, never a 500.
+// A link that names no playground gets a 400 page that quotes the problem
+// and links to a way back, never a 500.
 func TestPlaygroundRoutes_BadURLs(t *testing.T) {
 	h := newTestServer(t, Config{}).Handler()
-	long := strings.Repeat("deliver msg-1; ", playground.MaxScriptEvents+1)
 	tests := []struct {
 		name, target, message, action string
 	}{
 		{"unknown scenario", "/playground?scenario=nope", `unknown scenario "nope"`, "/playground"},
-		{"script does not parse", "/playground?scenario=lost-ack&script=deliver+msg-1%3B+delivr+msg-2", "script: event 2:", "/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+deliver+msg-2%3B+redeliver+msg-1"},
-		{"unknown message", "/playground?scenario=lost-ack&script=deliver+msg-9", "event 1: unknown message msg-9", ""},
-		{"over a limit", "/playground?scenario=lost-ack&script=" + url.QueryEscape(long), "more than 200 events", ""},
-		{"too many handlers", "/playground?scenario=lost-ack&handlers=increment,set-value,dedupe-tx,conditional,mark-after", "5 handlers; the limit is 4", ""},
-		{"unknown handler", "/playground?scenario=lost-ack&handlers=increment,nope", `unknown handler "nope"`, ""},
-		{"cursor past the end", "/playground?scenario=lost-ack&at=9", "at: there is no event 9", ""},
-		{"cursor not a number", "/playground?scenario=lost-ack&at=x", `at: "x" is not an event number`, ""},
-		{"unknown worker", "/playground?scenario=lost-ack&to=Z", "unknown worker Z", ""},
-		{"bad form number", "/playground?scenario=lost-ack&op=advance&n=-3", `"-3" is not a number of ticks`, ""},
-		{"one handler chosen", "/playground?scenario=lost-ack&h=increment", "1 chosen; compare between 2 and 4", ""},
-		{"learner handler does not parse", "/playground?scenario=lost-ack&handler=BEGIN", "handler mine, line 1", ""},
 		{"embed without scenario", "/embed/playground", "needs a scenario", "/playground"},
 		{"lesson block unknown", "/lessons/why-twice?pg=pg-9", `no playground called “pg-9”`, "/lessons/why-twice"},
-		{"lesson block bad script", "/lessons/why-twice?pg=pg-1&script=crash", "script: event 1:", "/lessons/why-twice#pg-1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,12 +288,86 @@ func TestPlaygroundRoutes_BadURLs(t *testing.T) {
 			if got := doc.Find(testID("error-message")).Text(); !strings.Contains(got, tt.message) {
 				t.Errorf("message %q lacks %q", got, tt.message)
 			}
-			action := doc.Find(testID("error-action")).AttrOr("href", "")
-			if action == "" {
-				t.Error("no way back")
-			}
-			if tt.action != "" && action != tt.action {
+			if action := doc.Find(testID("error-action")).AttrOr("href", ""); action != tt.action {
 				t.Errorf("action %q, want %q", action, tt.action)
+			}
+		})
+	}
+}
+
+// A learner's mistake in a playground it names (a script, a handler, a
+// number, a hand-edited parameter) keeps them on the page: a 400 that is the
+// playground (or the whole lesson) in its last good state, with the problem
+// said under the editor it came from, and the line when there is one.
+func TestPlaygroundRoutes_BadInputStaysInPlace(t *testing.T) {
+	h := newTestServer(t, Config{}).Handler()
+	long := strings.Repeat("deliver msg-1; ", playground.MaxScriptEvents+1)
+	lostAck := "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"
+	tests := []struct {
+		name, target, field, message string
+		line                         int
+		script                       string // the script the playground kept
+	}{
+		{"script does not parse", "/playground?scenario=lost-ack&script=deliver+msg-1%0Adelivr+msg-2", "script", "event 2: unknown event \"delivr\"", 2, lostAck},
+		{"edited script falls back to the one it replaced", "/playground?scenario=lost-ack&was=deliver+msg-2&script=delivr", "script", `unknown event "delivr"`, 1, "deliver msg-2"},
+		{"unknown message", "/playground?scenario=lost-ack&script=deliver+msg-9", "script", "event 1: unknown message msg-9", 0, lostAck},
+		{"over a limit", "/playground?scenario=lost-ack&script=" + url.QueryEscape(long), "script", "more than 200 events", 1, lostAck},
+		{"too many handlers", "/playground?scenario=lost-ack&handlers=increment,set-value,dedupe-tx,conditional,mark-after", "handlers", "5 handlers; the limit is 4", 0, lostAck},
+		{"unknown handler", "/playground?scenario=lost-ack&handlers=increment,nope", "handlers", `unknown handler "nope"`, 0, lostAck},
+		{"cursor past the end", "/playground?scenario=lost-ack&at=9", "at", "there is no event 9", 0, lostAck},
+		{"cursor not a number", "/playground?scenario=lost-ack&at=x", "at", `"x" is not an event number`, 0, lostAck},
+		{"unknown worker", "/playground?scenario=lost-ack&to=Z", "to", "unknown worker Z", 0, lostAck},
+		{"bad form number", "/playground?scenario=lost-ack&script=deliver+msg-2&op=advance&n=-3", "n", `"-3" is not a number of ticks`, 0, "deliver msg-2"},
+		{"one handler chosen", "/playground?scenario=lost-ack&h=increment", "handlers", "1 chosen; compare between 2 and 4", 0, lostAck},
+		{"learner handler does not parse", "/playground?scenario=lost-ack&handler=--+mine%0ABEGIN", "handler", "handler mine, line 2", 2, lostAck},
+		{"lesson block bad script", "/lessons/why-twice?pg=pg-1&script=crash", "script", "event 1:", 1, ""},
+		{"embedded block bad script", "/embed/lessons/why-twice?pg=pg-1&script=crash", "script", "event 1:", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := do(t, h, "GET", tt.target)
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400", resp.StatusCode)
+			}
+			if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("Cache-Control %q, want no-store", cc)
+			}
+			doc := document(t, resp)
+			if doc.Find(testID("error-message")).Length() != 0 {
+				t.Fatal("the learner was sent to the error page")
+			}
+			problem := doc.Find(testID("pg-problem"))
+			if problem.Length() != 1 {
+				t.Fatalf("%d problems shown, want 1", problem.Length())
+			}
+			if got := problem.AttrOr("data-field", ""); got != tt.field {
+				t.Errorf("problem on %q, want %q", got, tt.field)
+			}
+			if got := problem.Find(testID("pg-problem-message")).Text(); !strings.Contains(got, tt.message) {
+				t.Errorf("message %q lacks %q", got, tt.message)
+			}
+			line := problem.Find(testID("pg-problem-line"))
+			if tt.line == 0 && line.Length() != 0 || tt.line > 0 && !strings.Contains(line.Text(), fmt.Sprintf("line %d", tt.line)) {
+				t.Errorf("line %q, want line %d", line.Text(), tt.line)
+			}
+			fig := problem.Closest(testID("playground"))
+			if fig.Length() != 1 {
+				t.Fatal("the problem is not inside its playground")
+			}
+			if tt.script != "" && fig.AttrOr("data-script", "") != tt.script {
+				t.Errorf("kept script %q, want %q", fig.AttrOr("data-script", ""), tt.script)
+			}
+			if tt.field == "script" {
+				area := fig.Find(`textarea[name="script"]`)
+				if area.AttrOr("aria-invalid", "") != "true" || area.AttrOr("aria-describedby", "") != problem.AttrOr("id", "?") {
+					t.Error("the script editor is not marked invalid and described by the problem")
+				}
+				if !area.Closest("details").Is("[open]") {
+					t.Error("the script editor is closed")
+				}
+			}
+			if strings.Contains(tt.target, "/lessons/") && doc.Find(testID("lesson-body")+" p").Length() < 3 {
+				t.Error("the rest of the lesson is gone")
 			}
 		})
 	}

@@ -1,0 +1,129 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"idemlab/playground"
+)
+
+// A learner's mistake in a playground (a script that does not parse, a
+// handler that does not compile, a number out of range) never takes them
+// off the page: the playground keeps its last good state and shows what
+// was wrong under the editor the input came from, with the line. Only a
+// link that names no playground at all (an unknown scenario or block) gets
+// the error page.
+
+// inputProblem is a learner's rejected input, shown in place.
+type inputProblem struct {
+	Field   string // script, handler, handlers, n, op, seed, at, to
+	Message string // the parser's message, e.g. "event 2: unknown event \"delivr\""
+	Line    int    // 1-based line of Text the message is about; 0 if none
+	Text    string // the rejected text, put back into its editor (script only)
+	Op      string // for n/op: the form it came from (advance or prune)
+}
+
+// queryFieldsOf are the query parameters that a field's error came from,
+// and so the ones dropped to find the last good state.
+var queryFieldsOf = map[string][]string{
+	keyScript:   {keyScript, keyWas},
+	keyHandler:  {keyHandler},
+	keyHandlers: {keyHandlers, keyChecked},
+	keyN:        {keyOp, keyN},
+	keyOp:       {keyOp, keyN},
+	keySeed:     {keySeed},
+	keyAt:       {keyAt},
+	keyTo:       {keyTo},
+}
+
+// resolvePlayground reads a place's state from a query (the caller has
+// redirected a non-canonical one already) and runs it within the budget,
+// adding each run's CPU time to usage. On a learner's bad input it runs the
+// last good state and returns the view with its problem set; the error is
+// then nil. Other errors (our bugs, a run over its budget, cancelled runs)
+// are returned as they are, with the state that was running.
+func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, q url.Values) (*playgroundView, pgState, error) {
+	var problem *inputProblem
+	run := func(state pgState) (*playgroundView, error) {
+		var u playground.Usage
+		pv, err := s.runPlayground(ctx, budget, &u, v, place, sc, state)
+		usage.CPU += u.CPU
+		if err == nil {
+			pv.problem = problem
+		}
+		return pv, err
+	}
+	q = cloneQuery(q)
+	for range len(queryFieldsOf) + 1 { // each round drops one more field
+		state, _, err := stateFromQuery(q, place.home, sc.Workers)
+		if err == nil {
+			var pv *playgroundView
+			if pv, err = run(state); err == nil {
+				return pv, state, nil
+			}
+		}
+		var ie *playground.InputError
+		if !errors.As(err, &ie) {
+			return nil, state, err
+		}
+		if problem == nil {
+			problem = newInputProblem(ie, q)
+		}
+		fields, ok := queryFieldsOf[ie.Field]
+		if !ok {
+			break
+		}
+		if ie.Field == keyScript && q.Has(keyWas) {
+			q.Set(keyScript, q.Get(keyWas))
+			q.Del(keyWas)
+			continue
+		}
+		for _, f := range fields {
+			q.Del(f)
+		}
+	}
+	// Nothing the learner sent could be kept: the place's start.
+	pv, err := run(place.home)
+	return pv, place.home, err
+}
+
+func newInputProblem(ie *playground.InputError, q url.Values) *inputProblem {
+	p := &inputProblem{Field: ie.Field, Message: ie.Msg, Line: ie.Line}
+	switch ie.Field {
+	case keyScript:
+		p.Text = q.Get(keyScript)
+	case keyN, keyOp:
+		p.Op = q.Get(keyOp)
+	}
+	return p
+}
+
+func cloneQuery(q url.Values) url.Values {
+	out := make(url.Values, len(q))
+	for k, vs := range q {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// problemOn reports that the rejected input came from field's editor.
+func (pv *playgroundView) problemOn(field string) bool {
+	return pv.problem != nil && pv.problem.Field == field
+}
+
+// problemWhat names the rejected input in the learner's terms.
+func problemWhat(p *inputProblem) string {
+	switch p.Field {
+	case "script":
+		return "the script has a mistake"
+	case "handler":
+		return "your handler has a mistake"
+	case "handlers":
+		return "that choice of handlers"
+	case "n", "op":
+		return "that number"
+	default:
+		return "the link's " + p.Field + " parameter"
+	}
+}
