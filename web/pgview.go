@@ -32,8 +32,8 @@ type playgroundView struct {
 	diagram   diagramView
 	steps     []stepGroup // the step list: the diagram's text equivalent
 	div       *divergenceView
-	announce  string // the verdicts in one sentence, for the live region
-	keyFigure string // "acc-1 balance", "ord-1 shipments"
+	announce  string        // the verdicts in one sentence, for the live region
+	keyFigure string        // "acc-1 balance", "ord-1 shipments"
 	problem   *inputProblem // the learner's input that was rejected, shown in place
 	tickUnit  string
 	clock     int64
