@@ -29,11 +29,12 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 	m := newMeter(req.Budget) // one budget for every handler of the run (budget.go)
 	defer m.stop(req.Usage)
 	for i, h := range handlers {
-		ht, err := runHandler(ctx, m, sc, tmpl, h, script, req.Seed, i)
+		ht, refusals, err := runHandler(ctx, m, sc, tmpl, h, script, req.Seed, i, req.Probe)
 		if err != nil {
 			return nil, err
 		}
 		t.Handlers = append(t.Handlers, ht)
+		t.Refusals = agreeOnRefusals(t.Refusals, refusals, i == 0)
 	}
 	t.Events = make([]EventInfo, len(script.Events))
 	for i, ev := range script.Events {
@@ -43,6 +44,29 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// agreeOnRefusals folds one handler's answers to a probe into the answers
+// so far: an event is refused only if every handler's run refuses it.
+func agreeOnRefusals(sofar, next []string, first bool) []string {
+	if first {
+		return next
+	}
+	for i := range sofar {
+		if next[i] == "" {
+			sofar[i] = ""
+		}
+	}
+	return sofar
+}
+
+// answerProbe asks the run's current state about each probed event.
+func (s *sim) answerProbe(p *Probe) []string {
+	out := make([]string, len(p.Events))
+	for i, ev := range p.Events {
+		out[i] = s.refusal(ev)
+	}
+	return out
 }
 
 // testHookBeforeClose lets tests compare the change-hook mirror with
@@ -133,10 +157,10 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	return s
 }
 
-func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int) (*HandlerTrace, error) {
+func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int, probe *Probe) (*HandlerTrace, []string, error) {
 	l, err := openLedger(tmpl)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer l.close()
 	s := newSim(ctx, sc, h, l)
@@ -148,7 +172,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 	if !isBuiltinHandler(h) {
 		// A learner's handler: its worker connections are sandboxed (sandbox.go).
 		if err := sandboxWorkers(s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	ht := &HandlerTrace{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why, workers: sc.Workers}
@@ -156,15 +180,19 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 		ht.messages = append(ht.messages, m.ID)
 	}
 	expectedFor := -1 // how many messages had been delivered when Expected was last computed
+	var refusals []string
+	if probe != nil && probe.At == 0 {
+		refusals = s.answerProbe(probe)
+	}
 	for i, ev := range script.Events {
 		if err := s.over(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s.event = i + 1
 		first := len(s.steps)
 		clear(s.changed)
 		if err := s.apply(ev); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		f := Frame{Event: i + 1, Tick: s.now, StepCount: len(s.steps) - first, Changed: []string{}}
 		if prev := len(ht.Frames) - 1; prev >= 0 && len(s.changed) == 0 {
@@ -195,6 +223,9 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 			f.Unsettled = append(append([]MessageOutcome(nil), j.DeadLettered...), j.InFlight...)
 		}
 		ht.Frames = append(ht.Frames, f)
+		if probe != nil && probe.At == i+1 {
+			refusals = s.answerProbe(probe)
+		}
 	}
 	ht.Steps = s.steps
 	if ht.Steps == nil {
@@ -206,7 +237,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 	if testHookBeforeClose != nil {
 		testHookBeforeClose(l)
 	}
-	return ht, nil
+	return ht, refusals, nil
 }
 
 // record appends a step, filling index, event and tick.

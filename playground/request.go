@@ -27,6 +27,9 @@ type Request struct {
 	Script string
 	Seed   int64
 	Custom []*Handler // learner handlers (from ParseHandler), run after Handlers
+	// Probe, if not nil, asks the run which events could happen next after
+	// a number of the script's events; the answers are Trace.Refusals.
+	Probe *Probe
 
 	// Budget caps the run's work (budget.go); nil: no cap. It is not part
 	// of what the trace is a function of: a run either fits or stops with
@@ -37,6 +40,14 @@ type Request struct {
 	Usage *Usage
 
 	scenario *Scenario // looked up already (Scenario.NewRequest)
+}
+
+// Probe is a question put to a run: after the first At events of the
+// script, could each of Events happen, or would the broker and workers
+// refuse it (so that adding it would only record a skipped event)?
+type Probe struct {
+	At     int
+	Events []Event
 }
 
 // NewRequest is a request for the scenario, which Run then need not look
@@ -103,6 +114,14 @@ func (req Request) resolve() (*Scenario, []*Handler, *Script, error) {
 	}
 	if err := sc.CheckScript(script); err != nil {
 		return nil, nil, nil, err
+	}
+	if p := req.Probe; p != nil {
+		if p.At < 0 || p.At > len(script.Events) {
+			return nil, nil, nil, &InputError{Field: "probe", Msg: fmt.Sprintf("after event %d: the script has %d events", p.At, len(script.Events))}
+		}
+		if err := sc.CheckScript(&Script{Events: p.Events}); err != nil {
+			return nil, nil, nil, &InputError{Field: "probe", Msg: err.(*InputError).Msg}
+		}
 	}
 	return sc, hs, script, nil
 }

@@ -21,6 +21,10 @@ type Trace struct {
 	Messages []Message       `json:"messages"`
 	Events   []EventInfo     `json:"events"`
 	Handlers []*HandlerTrace `json:"handlers"`
+	// Refusals answers Request.Probe, one per probed event: why it could
+	// not happen next in any handler's run (the first handler's reason),
+	// or "" when at least one run would act on it.
+	Refusals []string `json:"refusals,omitempty"`
 }
 
 // EventInfo is one script event. Tick is the clock after the event in the
