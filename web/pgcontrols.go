@@ -15,6 +15,7 @@ type actionLink struct {
 	Title   string // what it does, in a sentence
 	Current bool   // for choices: the one in effect
 	TestID  string
+	Reason  string // why it is disabled, in the engine's words ("msg-1 was never delivered; …")
 }
 
 type messageControls struct {
@@ -55,6 +56,64 @@ type controlsView struct {
 	StateFields                             []hiddenField // every field of the state
 	Keys                                    []keyHelp
 	RetentionTicks                          int64
+
+	refused map[string]string // probed event text → the engine's reason for refusing it
+}
+
+// controlsProbe asks the engine which of the controls' events it would
+// refuse at the state's cursor: a control that would only add a skipped
+// event is shown disabled, with the engine's reason.
+func controlsProbe(sc *playground.Scenario, s pgState) *playground.Probe {
+	evs := s.events
+	if evs == nil { // the run plays the scenario's default script
+		evs = sc.DefaultEvents()
+	}
+	return &playground.Probe{At: s.cursor(len(evs)), Events: probedEvents(sc, s)}
+}
+
+// probedEvents are the events the message and worker controls add.
+func probedEvents(sc *playground.Scenario, s pgState) []playground.Event {
+	var out []playground.Event
+	for _, m := range sc.Messages {
+		for _, kind := range []string{playground.EventDeliver, playground.EventRedeliver, playground.EventPublish} {
+			out = append(out, playground.Event{Kind: kind, Message: m.ID, Worker: s.to})
+		}
+		out = append(out, playground.Event{Kind: playground.EventExpire, Message: m.ID})
+		for _, w := range sc.Workers {
+			out = append(out, playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w})
+		}
+	}
+	for _, w := range sc.Workers {
+		out = append(out, playground.Event{Kind: playground.EventStep, Worker: w}, playground.Event{Kind: playground.EventFinish, Worker: w})
+	}
+	return append(out, playground.Event{Kind: playground.EventReplay})
+}
+
+// refusals maps each probed event (canonical text) to the engine's reason
+// for refusing it; events it would act on are absent.
+func refusals(sc *playground.Scenario, s pgState, tr *playground.Trace) map[string]string {
+	evs := probedEvents(sc, s)
+	if len(tr.Refusals) != len(evs) {
+		return nil // not probed: every control stays enabled
+	}
+	out := map[string]string{}
+	for i, ev := range evs {
+		if tr.Refusals[i] != "" {
+			out[ev.String()] = tr.Refusals[i]
+		}
+	}
+	return out
+}
+
+// offer is the link to the state after ev, or a disabled control saying
+// why the engine would refuse ev.
+func (c *controlsView) offer(l actionLink, ev playground.Event, href func(pgState) string, s pgState) actionLink {
+	if why := c.refused[ev.String()]; why != "" {
+		l.Reason = why
+		return l
+	}
+	l.Href = href(s.appendEvent(ev))
+	return l
 }
 
 func newControls(v *siteView, pv *playgroundView) controlsView {
@@ -65,6 +124,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		StateFields:    p.formFields(s),
 		Truncates:      total - at,
 		RetentionTicks: pv.scenario.Settings.RetentionTicks,
+		refused:        refusals(pv.scenario, s, pv.trace),
 	}
 	c.Back = actionLink{Label: "Back one event", Key: "ArrowLeft", Title: "Show the state one event earlier", TestID: "pg-back"}
 	c.Forward = actionLink{Label: "Forward one event", Key: "ArrowRight", Title: "Show the state one event later", TestID: "pg-forward"}
@@ -121,10 +181,10 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 			return playground.Event{Kind: kind, Message: m.ID, Worker: s.to}
 		}
 		mc := messageControls{
-			Deliver:   actionLink{Label: "Deliver", Href: href(s.appendEvent(ev(playground.EventDeliver))), Title: "The broker leases " + m.ID + " to a worker, which runs its handler and acks", TestID: "pg-deliver"},
-			Redeliver: actionLink{Label: "Redeliver", Href: href(s.appendEvent(ev(playground.EventRedeliver))), Title: "The broker delivers " + m.ID + " again, as when its lease ran out without an ack", TestID: "pg-redeliver"},
-			Publish:   actionLink{Label: "Publish again", Href: href(s.appendEvent(ev(playground.EventPublish))), Title: "The producer sends " + m.ID + " again (same id, a new copy), as a retried webhook does", TestID: "pg-publish"},
-			Expire:    actionLink{Label: "Expire lease", Href: href(s.appendEvent(playground.Event{Kind: playground.EventExpire, Message: m.ID})), Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"},
+			Deliver:   c.offer(actionLink{Label: "Deliver", Title: "The broker leases " + m.ID + " to a worker, which runs its handler and acks", TestID: "pg-deliver"}, ev(playground.EventDeliver), href, s),
+			Redeliver: c.offer(actionLink{Label: "Redeliver", Title: "The broker delivers " + m.ID + " again, as when its lease ran out without an ack", TestID: "pg-redeliver"}, ev(playground.EventRedeliver), href, s),
+			Publish:   c.offer(actionLink{Label: "Publish again", Title: "The producer sends " + m.ID + " again (same id, a new copy), as a retried webhook does", TestID: "pg-publish"}, ev(playground.EventPublish), href, s),
+			Expire:    c.offer(actionLink{Label: "Expire lease", Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"}, playground.Event{Kind: playground.EventExpire, Message: m.ID}, href, s),
 		}
 		if m.ID == firstUndelivered {
 			mc.Deliver.Key = "d"
@@ -134,10 +194,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		}
 		for _, w := range pv.workers {
 			l := actionLink{Label: "Start on " + w.Name, Title: "Worker " + w.Name + " receives " + m.ID + " and waits; step it one statement at a time", TestID: "pg-start"}
-			if !w.Busy {
-				l.Href = href(s.appendEvent(playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w.Name}))
-			}
-			mc.Start = append(mc.Start, l)
+			mc.Start = append(mc.Start, c.offer(l, playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w.Name}, href, s))
 		}
 		m.Control = mc
 	}
@@ -146,14 +203,12 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 	for i := range pv.workers {
 		w := &pv.workers[i]
 		wc := workerControls{
-			Step:    actionLink{Label: "Step", Title: w.Name + " runs its next statement (or acks after the last)", TestID: "pg-step"},
-			Finish:  actionLink{Label: "Finish", Title: w.Name + " runs the rest of its handler and acks", TestID: "pg-finish"},
+			Step:    c.offer(actionLink{Label: "Step", Title: w.Name + " runs its next statement (or acks after the last)", TestID: "pg-step"}, playground.Event{Kind: playground.EventStep, Worker: w.Name}, href, s),
+			Finish:  c.offer(actionLink{Label: "Finish", Title: w.Name + " runs the rest of its handler and acks", TestID: "pg-finish"}, playground.Event{Kind: playground.EventFinish, Worker: w.Name}, href, s),
 			Crash:   actionLink{Label: "Crash", Title: w.Name + " dies now: open transaction rolled back, no ack, in-process filter lost", TestID: "pg-crash"},
 			Restart: actionLink{Label: "Restart", Href: href(s.appendEvent(playground.Event{Kind: playground.EventRestart, Worker: w.Name})), Title: w.Name + " restarts: its in-process filter is lost", TestID: "pg-restart"},
 		}
 		if w.Busy {
-			wc.Step.Href = href(s.appendEvent(playground.Event{Kind: playground.EventStep, Worker: w.Name}))
-			wc.Finish.Href = href(s.appendEvent(playground.Event{Kind: playground.EventFinish, Worker: w.Name}))
 			wc.Crash.Href = href(s.appendEvent(playground.Event{Kind: playground.EventCrash, Worker: w.Name}))
 		}
 		w.Control = wc
@@ -185,7 +240,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 
 	// The broker and the clock.
 	c.Broker = []actionLink{
-		{Label: "Replay from offset 0", Href: href(s.appendEvent(playground.Event{Kind: playground.EventReplay})), Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"},
+		c.offer(actionLink{Label: "Replay from offset 0", Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"}, playground.Event{Kind: playground.EventReplay}, href, s),
 		{Label: "Prune the dedupe table", Href: href(s.appendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
 		{Label: "Advance " + ticksText(pv.scenario.Settings.LeaseTicks, pv.tickUnit), Href: href(s.appendEvent(playground.Event{Kind: playground.EventAdvance, N: max(pv.scenario.Settings.LeaseTicks, 1)})), Title: "The clock moves on by one lease", TestID: "pg-advance"},
 	}

@@ -27,7 +27,7 @@ func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, u
 	if err != nil {
 		return nil, err
 	}
-	req.Budget, req.Usage = budget, usage
+	req.Budget, req.Usage, req.Probe = budget, usage, controlsProbe(sc, state)
 	tr, err := playground.Run(ctx, req)
 	var ie *playground.InputError
 	switch {
@@ -187,6 +187,7 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 			continue // the script does not parse
 		}
 		req, _ := place.home.request(sc) // no learner's handler: no error
+		req.Probe = controlsProbe(sc, place.home)
 		tr, err := playground.Run(context.Background(), req)
 		if err != nil {
 			continue
