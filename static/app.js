@@ -444,7 +444,7 @@
     var top = fig.getBoundingClientRect().top;
     var events = fig.querySelector(".pg-events");
     var eventsLeft = events ? events.scrollLeft : 0;
-    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel, details.pg-steps"), function (d) {
+    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel, details.pg-steps, details.pg-disclosure"), function (d) {
       return d.open;
     });
     var before = fig.querySelector("[data-announce]");
@@ -477,7 +477,7 @@
         if (!next || !next.hasAttribute("data-pg")) {
           throw new Error("not a playground");
         }
-        next.querySelectorAll("details.pg-panel, details.pg-steps").forEach(function (d, i) {
+        next.querySelectorAll("details.pg-panel, details.pg-steps, details.pg-disclosure").forEach(function (d, i) {
           if (i < panels.length) {
             d.open = panels[i];
           }
@@ -500,7 +500,7 @@
         if (!atHome) {
           next.setAttribute("data-swapped", "true");
         }
-        enhancePlayground(next);
+        enhancePlayground(next, true);
         var problem = next.querySelector("[data-testid='pg-problem']");
         if (r.rejected && problem) {
           pgFocusProblem(next, problem);
@@ -535,11 +535,13 @@
     }
   }
 
-  function enhancePlayground(fig) {
+  function enhancePlayground(fig, swapped) {
     fig.querySelectorAll("[data-undo]").forEach(function (b) {
       b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
     });
-    pgScrollToCursor(fig);
+    if (swapped) {
+      pgScrollToCursor(fig); // never on arrival: the diagram starts at its top
+    }
     var events = fig.querySelector(".pg-events");
     var current = events && events.querySelector(".is-current");
     if (current && events.scrollWidth > events.clientWidth) {
@@ -574,7 +576,9 @@
     if (figures.length === 0 || !window.fetch || !window.history.pushState || !window.URL) {
       return;
     }
-    figures.forEach(enhancePlayground);
+    figures.forEach(function (fig) {
+      enhancePlayground(fig, false);
+    });
 
     document.addEventListener("click", function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {

@@ -317,9 +317,7 @@ func scaleCharts(hs []*handlerView) {
 			hi = h.Chart.max
 		}
 	}
-	if lo > 0 && lo < hi && lo*2 > hi { // balances: start near the data, not at 0
-		lo -= (hi - lo) / 4
-	} else if lo > 0 {
+	if lo > 0 { // an honest axis: bars and steps read against 0
 		lo = 0
 	}
 	if hi == lo {

@@ -1,0 +1,70 @@
+package web
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"idemlab/internal/browsertest"
+)
+
+// pgHeights is the playground's height and its parts', for a message
+// that says where the height goes.
+const pgHeights = `(() => { const f = document.getElementById("pg-1"); const parts = Array.from(f.children).map(c => (c.className || c.tagName) + "=" + Math.round(c.getBoundingClientRect().height)); return Math.round(f.getBoundingClientRect().height) + " (" + parts.join(", ") + ")" })()`
+
+// A lesson playground's default state on a laptop (1280×800): the controls
+// beside the ledgers; the diagram, the charts, the rows and the step list
+// closed until asked for. Issue 15 asks for the whole playground to fit
+// 800 px; it is at about 1,250 px (from 2,300), and this guards that.
+func TestBrowser_LessonPlaygroundOneScreen(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx,
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(srv.URL+"/lessons/"+lostAckSlug),
+		chromedp.WaitVisible(chromedp.CSS(`#pg-1`)),
+	)
+	const maxHeight = 1300
+	if h := eval[float64](t, ctx, `document.getElementById("pg-1").getBoundingClientRect().height`); h > maxHeight {
+		t.Errorf("the lesson playground is %s px tall, want at most %d", eval[string](t, ctx, pgHeights), maxHeight)
+	}
+	beside := eval[bool](t, ctx, `(() => { const l = document.querySelector('#pg-1 [data-testid="pg-ledgers"]').getBoundingClientRect(); const c = document.querySelector('#pg-1 [data-testid="pg-controls"]').getBoundingClientRect(); return Math.abs(l.top - c.top) < 40 && c.left >= l.right - 1 })()`)
+	if !beside {
+		t.Error("the controls are not beside the ledgers")
+	}
+	for _, id := range []string{"pg-diagram-disclosure", "pg-chart-disclosure", "pg-ledger-more", "pg-steps"} {
+		if eval[bool](t, ctx, `Array.from(document.querySelectorAll('#pg-1 [data-testid="`+id+`"]')).some(d => d.open)`) {
+			t.Errorf("%s is open by default", id)
+		}
+	}
+	t.Logf("playground: %s", eval[string](t, ctx, pgHeights))
+}
+
+// The sequence diagram opens at its top (never pre-scrolled), keeps its
+// lane names in view while it scrolls, and no text in it is under 12 px.
+// Lesson 6's race has the tallest diagram of a lesson.
+func TestBrowser_SequenceDiagramIsReadable(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx,
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(srv.URL+"/lessons/check-then-insert-race"),
+		chromedp.WaitVisible(chromedp.CSS(`#pg-1`)),
+	)
+	click(t, ctx, `#pg-1 [data-testid="pg-diagram-disclosure"] > summary`)
+	scroller := `document.querySelector('#pg-1 [data-testid="pg-diagram-scroll"]')`
+	if top := eval[float64](t, ctx, scroller+`.scrollTop`); top != 0 {
+		t.Errorf("the diagram opened scrolled by %v px", top)
+	}
+	smallest := eval[float64](t, ctx, `Math.min(...Array.from(document.querySelectorAll('#pg-1 svg.pg-dg text')).map(e => parseFloat(getComputedStyle(e).fontSize)))`)
+	if smallest < 12 {
+		t.Errorf("the smallest diagram text is %v px, want at least 12", smallest)
+	}
+	if !eval[bool](t, ctx, scroller+`.scrollHeight > `+scroller+`.clientHeight + 20`) {
+		t.Fatal("the diagram does not scroll: this test needs a taller one")
+	}
+	gap := eval[float64](t, ctx, `(() => { const s = `+scroller+`; s.scrollTop = s.scrollHeight; const lanes = s.querySelector('[data-testid="pg-diagram-lanes"]'); return Math.abs(lanes.getBoundingClientRect().top - s.getBoundingClientRect().top) })()`)
+	if gap > 2 {
+		t.Errorf("after scrolling, the lane names are %v px from the top of the diagram", gap)
+	}
+}
