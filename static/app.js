@@ -521,6 +521,35 @@
       });
   }
 
+  // The Embed button links to the oEmbed answer for this state; with
+  // JavaScript it copies that answer's snippet (iframe and resize script).
+  function pgCopyEmbed(el) {
+    fetch(el.href, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("status " + resp.status);
+        }
+        return resp.json();
+      })
+      .then(function (answer) {
+        return copyText(answer.html).then(
+          function () {
+            el.setAttribute("data-copied", "true");
+            announce("Embed code copied");
+            window.setTimeout(function () {
+              el.removeAttribute("data-copied");
+            }, 2000);
+          },
+          function () {
+            window.prompt("Copy this embed code:", answer.html);
+          }
+        );
+      })
+      .catch(function () {
+        window.location.assign(el.href);
+      });
+  }
+
   // Undo is the browser's Back, but only back to a state this page pushed:
   // on the state a visitor arrived at, Back would leave the playground.
   function pgCanUndo() {
@@ -591,6 +620,11 @@
       }
       if (el.hasAttribute("data-undo")) {
         pgUndo();
+        return;
+      }
+      if (el.hasAttribute("data-embed")) {
+        event.preventDefault();
+        pgCopyEmbed(el);
         return;
       }
       if (el.hasAttribute("data-no-swap")) {

@@ -35,6 +35,7 @@ type playgroundView struct {
 	announce  string        // the verdicts in one sentence, for the live region
 	keyFigure string        // "acc-1 balance", "ord-1 shipments"
 	problem   *inputProblem // the learner's input that was rejected, shown in place
+	oembed    string        // the oEmbed answer for this state: the Embed button's source
 	tickUnit  string
 	clock     int64
 	refusal   *refusalView // the run was stopped at its budget (admitrun.go)
@@ -104,6 +105,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	}
 	pv.at = state.cursor(pv.total)
 	pv.self = v.path(place.href(state))
+	pv.oembed = v.oembedHref(pageMeta{canonical: place.href(state)})
 	if place.kind != placePage {
 		pv.fullSize = v.path(fullSizeHref(state))
 	}

@@ -138,6 +138,7 @@ func (s *Server) routes() []route {
 		{"GET /playground", s.handle(s.servePlayground)},
 		{"GET /embed/playground", s.handle(s.serveEmbedPlayground)},
 		{"GET /api/v1/run", s.handle(s.serveRunAPI)},
+		{"GET /oembed", s.handle(s.serveOEmbed)},
 		{"GET /exercises/{id}", s.handle(ex.servePage)},
 		{"POST /exercises/{id}/check", s.handle(ex.serveCheckForm)},
 		{"POST /api/v1/check", s.handle(ex.serveCheckAPI)},
@@ -288,7 +289,9 @@ type apiError struct {
 
 // isAPI reports whether a request is for the JSON API, whose errors are
 // JSON too.
-func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+func isAPI(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/oembed"
+}
 
 func errorTitle(status int) string {
 	switch status {

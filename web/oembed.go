@@ -1,0 +1,155 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"idemlab/playground"
+)
+
+// oEmbed (https://oembed.com): a wiki or docs tool that understands it
+// turns a pasted lesson or playground link into the embedded view. Lesson
+// and playground pages name the endpoint in a discovery <link>, and the
+// playground's Embed button copies the same snippet the endpoint answers.
+
+// oembedResponse is the "rich" type of the oEmbed 1.0 specification.
+type oembedResponse struct {
+	Version      string `json:"version"`
+	Type         string `json:"type"`
+	ProviderName string `json:"provider_name"`
+	ProviderURL  string `json:"provider_url"`
+	Title        string `json:"title"`
+	HTML         string `json:"html"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+}
+
+// Default sizes of an embed, before the page reports its real height.
+const (
+	oembedLessonWidth, oembedLessonHeight         = 760, 900
+	oembedPlaygroundWidth, oembedPlaygroundHeight = 960, 900
+	oembedMinSize                                 = 200
+)
+
+// oembedHref is the discovery link of a page: the endpoint asked about
+// the page's canonical address (absolute when the public URL is known,
+// else a site path, which the endpoint resolves against its own origin).
+func (v *siteView) oembedHref(m pageMeta) string {
+	target := v.absolute(m.canonical)
+	if target == "" {
+		target = v.path(m.canonical)
+	}
+	return v.path("/oembed?format=json&url=" + url.QueryEscape(target))
+}
+
+// embeddable reports that a page has an embedded view: a lesson or a
+// playground state.
+func (m pageMeta) embeddable() bool {
+	return strings.HasPrefix(m.canonical, "/lessons/") || strings.HasPrefix(m.canonical, "/playground?")
+}
+
+// serveOEmbed answers GET /oembed?url=…&format=json[&maxwidth=…&maxheight=…].
+// As the specification asks: 404 for a URL it has nothing for, 501 for a
+// format other than json, 400 for other bad parameters; errors are JSON
+// (isAPI).
+func (s *Server) serveOEmbed(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if f := q.Get("format"); f != "" && f != "json" {
+		return &serverError{status: http.StatusNotImplemented, message: fmt.Sprintf("format %q: only json is offered", truncate(f, 20)), field: "format"}
+	}
+	origin := s.origin
+	if origin == "" {
+		origin = requestOrigin(r)
+	}
+	resp, status, err := s.oembedFor(q.Get("url"), origin)
+	if err != nil {
+		return &serverError{status: status, message: err.Error(), field: "url"}
+	}
+	for _, p := range []struct {
+		name string
+		size *int
+	}{{"maxwidth", &resp.Width}, {"maxheight", &resp.Height}} {
+		if raw := q.Get(p.name); raw != "" {
+			n, err := strconv.Atoi(raw)
+			if err != nil || n < oembedMinSize {
+				return &serverError{status: http.StatusBadRequest, message: fmt.Sprintf("%s %q: want a number of pixels, at least %d", p.name, truncate(raw, 20), oembedMinSize), field: p.name}
+			}
+			*p.size = min(*p.size, n)
+		}
+	}
+	resp.HTML = embedSnippet(origin, resp.HTML, resp.Title, resp.Width, resp.Height)
+	return writeJSON(w, r, http.StatusOK, revalidate, resp)
+}
+
+// oembedFor resolves a page address of this site to its embed. The
+// returned response's HTML holds the embed's site path until embedSnippet.
+func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
+	v := s.site.Load().view
+	resp := oembedResponse{Version: "1.0", Type: "rich", ProviderName: siteName, ProviderURL: origin + v.path("/")}
+	if raw == "" {
+		return resp, http.StatusBadRequest, fmt.Errorf("url: missing; pass url=ADDRESS of a lesson or playground")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") || (u.IsAbs() && u.Scheme+"://"+u.Host != origin) {
+		return resp, http.StatusNotFound, fmt.Errorf("url %q: not an address of this site (%s)", truncate(raw, 80), origin)
+	}
+	path, ok := strings.CutPrefix(u.Path, s.base)
+	if !ok {
+		return resp, http.StatusNotFound, fmt.Errorf("url %q: not under this site's path %s", truncate(raw, 80), s.base)
+	}
+	path = strings.TrimPrefix(path, "/embed")
+	query := ""
+	if u.RawQuery != "" {
+		query = "?" + u.Query().Encode()
+	}
+	switch {
+	case strings.HasPrefix(path, "/lessons/"):
+		slug := strings.TrimPrefix(path, "/lessons/")
+		pos, ok := positionOf(v.course, slug)
+		if !ok {
+			return resp, http.StatusNotFound, fmt.Errorf("url %q: there is no lesson %q", truncate(raw, 80), truncate(slug, 40))
+		}
+		resp.Title, resp.Width, resp.Height = pos.lesson.Title, oembedLessonWidth, oembedLessonHeight
+		resp.HTML = embedPath(slug) + query
+		if u.Fragment != "" {
+			resp.HTML += "#" + url.PathEscape(u.Fragment)
+		}
+	case path == "/playground":
+		sc, err := playground.LookupScenario(u.Query().Get(keyScenario))
+		if err != nil {
+			return resp, http.StatusNotFound, fmt.Errorf("url %q: %v", truncate(raw, 80), err)
+		}
+		resp.Title, resp.Width, resp.Height = sc.Title+" · Playground", oembedPlaygroundWidth, oembedPlaygroundHeight
+		resp.HTML = "/embed/playground" + query
+	default:
+		return resp, http.StatusNotFound, fmt.Errorf("url %q: only lessons and playgrounds can be embedded", truncate(raw, 80))
+	}
+	resp.HTML = v.path(resp.HTML)
+	return resp, http.StatusOK, nil
+}
+
+// embedSnippet is the one embed code: an iframe of the embed page and the
+// script that sizes it to the height the page reports (see app.js).
+func embedSnippet(origin, path, title string, width, height int) string {
+	src := html.EscapeString(origin + path)
+	quoted, _ := json.Marshal(origin) // a string: cannot fail; escapes < and >
+	return `<iframe src="` + src + `" title="` + html.EscapeString(title) + `" width="` + strconv.Itoa(width) + `" height="` + strconv.Itoa(height) +
+		`" style="width:100%;max-width:` + strconv.Itoa(width) + `px;border:0" loading="lazy"></iframe>` +
+		`<script>addEventListener("message",function(e){if(e.origin!==` + string(quoted) + `||!e.data||e.data.type!=="idemlab:resize")return;` +
+		`document.querySelectorAll("iframe").forEach(function(f){if(f.contentWindow===e.source)f.style.height=e.data.height+"px"})});</script>`
+}
+
+// requestOrigin is scheme://host of the request, for a server without a
+// public URL (the host is the one the client used).
+func requestOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
