@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -38,6 +39,42 @@ func TestBrowser_LessonPlaygroundOneScreen(t *testing.T) {
 		}
 	}
 	t.Logf("playground: %s", eval[string](t, ctx, pgHeights))
+	viewportShot(t, ctx, "#pg-1", "lesson-playground-1280x800")
+}
+
+// viewportShot scrolls css to the top of the screen, under the site's
+// header, and saves what the screen shows (docs/ holds copies).
+func viewportShot(t *testing.T, ctx context.Context, css, name string) {
+	t.Helper()
+	eval[bool](t, ctx, `(() => { const el = document.querySelector(`+"`"+css+"`"+`); window.scrollTo({top: el.getBoundingClientRect().top + window.scrollY - document.querySelector(".site-header").offsetHeight - 8, behavior: "instant"}); return true })()`)
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := browsertest.SaveScreenshot(t.Name(), name, png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s: %s", name, path)
+}
+
+// On a phone, the verdicts stay in view after a control is tapped far
+// below them.
+func TestBrowser_PhoneVerdictsStayInView(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx,
+		chromedp.EmulateViewport(pgPhoneW, pgPhoneH, chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(srv.URL+"/lessons/"+lostAckSlug),
+		chromedp.WaitVisible(chromedp.CSS(`#pg-1`)),
+	)
+	viewportShot(t, ctx, "#pg-1", "lesson-playground-390x844")
+	click(t, ctx, `#pg-1 [data-message="msg-2"] [data-testid="pg-deliver"]`)
+	waitScript(t, ctx, "pg-1", "deliver msg-1 lose-ack; redeliver msg-1; deliver msg-2")
+	inView := `(() => { const r = document.querySelector('#pg-1 [data-testid="playground-handlers"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight })()`
+	if err := poll(ctx, inView); err != nil {
+		t.Errorf("after tapping Deliver the verdicts are off screen: %v", err)
+	}
 }
 
 // The sequence diagram opens at its top (never pre-scrolled), keeps its
