@@ -243,15 +243,44 @@
     label();
   }
 
+  // The learner's last handler, per exercise, kept in this browser so that
+  // a reload (or coming back tomorrow) does not lose it.
+  var DRAFT_PREFIX = "idemlab.handler.";
+
+  function draft(id, value) {
+    try {
+      if (value === undefined) {
+        return window.localStorage.getItem(DRAFT_PREFIX + id);
+      }
+      if (value === null) {
+        window.localStorage.removeItem(DRAFT_PREFIX + id);
+      } else {
+        window.localStorage.setItem(DRAFT_PREFIX + id, value);
+      }
+    } catch (e) {
+      /* blocked storage: the editor still works for this page view */
+    }
+    return null;
+  }
+
   function initExercise(section) {
     var form = section.querySelector("form[data-exercise-form]");
     var area = section.querySelector("textarea");
     if (!form || !area) {
       return;
     }
+    var id = section.getAttribute("data-exercise");
+    var kept = draft(id);
+    if (kept && area.value === (section.getAttribute("data-start") || "") && kept !== area.value) {
+      area.value = kept;
+      showNotice(section, "notice", "Your last handler for this exercise, kept in this browser, is back in the editor. Reset brings back the starting one.");
+    } else if (area.value !== (section.getAttribute("data-start") || "")) {
+      draft(id, area.value); // a result page: the handler just checked
+    }
     renderGutter(section);
     area.addEventListener("input", function () {
       renderGutter(section);
+      draft(id, area.value);
     });
     area.addEventListener("scroll", function () {
       renderGutter(section);
@@ -276,6 +305,7 @@
         }
         event.preventDefault();
         area.value = section.getAttribute("data-start") || "";
+        draft(id, null);
         setErrorLine(section, 0);
         showNotice(section, "empty", "The editor holds the starting handler again.");
         area.focus();
@@ -286,6 +316,7 @@
       use.hidden = false;
       use.addEventListener("click", function () {
         area.value = use.getAttribute("data-solution") || "";
+        draft(id, area.value);
         setErrorLine(section, 0);
         renderGutter(section);
         area.focus();
