@@ -124,3 +124,16 @@ func TestPgState_AmendLastKeepsLaterEvents(t *testing.T) {
 		t.Errorf("amend changed the state it started from: %q", s.scriptText())
 	}
 }
+
+// Words never run together where markup meets text ("is a comment.Ctrl").
+func TestExercisePage_HelpReadsAsSentences(t *testing.T) {
+	s, err := NewServer(Config{}, builtinCourse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := document(t, do(t, s.Handler(), "GET", exercisePath(builtinExercise(t, "dedupe-credit").ID)))
+	help := strings.Join(strings.Fields(doc.Find(".exercise-help").First().Text()), " ")
+	if !strings.Contains(help, "is a comment. Ctrl+Enter checks.") {
+		t.Errorf("help reads %q", help)
+	}
+}
