@@ -49,7 +49,7 @@ func TestEmbedded_LoadsValidatesAndRenders(t *testing.T) {
 				}
 				html.WriteString(b.HTML)
 			}
-			wants := []string{`class="callout `, `<pre class="chroma">`, `href="/lessons/`, `class="quiz"`, `href="/lessons/glossary#`}
+			wants := []string{`class="callout `, `<pre tabindex="0" class="chroma">`, `href="/lessons/`, `class="quiz"`, `href="/lessons/glossary#`}
 			if l.IsReference() {
 				wants = []string{`href="/lessons/`}
 			}

@@ -37,7 +37,7 @@ func newMarkdown() goldmark.Markdown {
 			&frontmatter.Extender{Formats: []frontmatter.Format{yamlFrontMatter}},
 			callout.New(),
 			highlighting.NewHighlighting(
-				highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+				highlighting.WithFormatOptions(chromahtml.WithClasses(true), chromahtml.WithPreWrapper(focusablePre{})),
 				highlighting.WithGuessLanguage(false),
 			),
 		),
@@ -46,6 +46,24 @@ func newMarkdown() goldmark.Markdown {
 			renderer.WithNodeRenderers(util.Prioritized(lessonNodeRenderer{}, 100)),
 		),
 	)
+}
+
+// focusablePre opens highlighted code as a <pre> in the tab order: a long
+// line scrolls it sideways, and a keyboard user must be able to scroll it.
+type focusablePre struct{}
+
+func (focusablePre) Start(code bool, styleAttr string) string {
+	if code {
+		return `<pre tabindex="0"` + styleAttr + `><code>`
+	}
+	return `<pre tabindex="0"` + styleAttr + `>`
+}
+
+func (focusablePre) End(code bool) string {
+	if code {
+		return "</code></pre>"
+	}
+	return "</pre>"
 }
 
 // blockMarker separates Body blocks in the rendered HTML. It cannot come from

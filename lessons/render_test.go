@@ -116,7 +116,7 @@ func TestRender_Safety(t *testing.T) {
 		`href="/lessons/other#part-two"`,
 		`<table>`,
 		`<del>strikethrough</del>`,
-		`<pre class="chroma">`,
+		`<pre tabindex="0" class="chroma">`,
 		`<a class="heading-anchor" href="#third-level"`,
 	} {
 		if !strings.Contains(html.String(), want) {
