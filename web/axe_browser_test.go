@@ -62,20 +62,27 @@ func axeEveryPage(t *testing.T, scheme string) {
 		{"embed", "/embed/lessons/" + lostAckSlug, `#pg-1`},
 		{"embedded playground", "/embed/playground?scenario=lost-ack", `#playground`},
 	}
-	{
-		for _, p := range pages {
-			run(t, ctx, browsertest.ColorScheme(scheme), chromedp.Navigate(srv.URL+p.path))
-			waitFor(t, ctx, p.ready)
-			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](src+";true")); err != nil {
-				t.Fatalf("loading axe: %v", err)
-			}
-			found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](axeSerious, chromedp.EvalAwaitPromise))
-			if err != nil {
-				t.Fatalf("%s (%s): running axe: %v", p.name, scheme, err)
-			}
-			for _, v := range found {
-				t.Errorf("%s (%s): %s", p.name, scheme, v)
-			}
+	check := func(name string) {
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](src+";true")); err != nil {
+			t.Fatalf("loading axe: %v", err)
+		}
+		found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](axeSerious, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s (%s): running axe: %v", name, scheme, err)
+		}
+		for _, v := range found {
+			t.Errorf("%s (%s): %s", name, scheme, v)
 		}
 	}
+	for _, p := range pages {
+		run(t, ctx, browsertest.ColorScheme(scheme), chromedp.Navigate(srv.URL+p.path))
+		waitFor(t, ctx, p.ready)
+		check(p.name)
+	}
+	// An exercise whose starting handler is checked: a counterexample.
+	spec := builtinExercise(t, "dedupe-credit")
+	run(t, ctx, chromedp.Navigate(srv.URL+exercisePath(spec.ID)))
+	exClick(t, ctx, `[data-exercise="`+spec.ID+`"] [data-testid="exercise-check"]`)
+	exWait(t, ctx, "the counterexample", exResultState(spec.ID)+` === "fail"`)
+	check("exercise with a counterexample")
 }
