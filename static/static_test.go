@@ -40,9 +40,34 @@ func TestFS_NothingLoadsFromTheInternet(t *testing.T) {
 }
 
 func TestFS_HasTheFilesTheLayoutLinks(t *testing.T) {
-	for _, name := range []string{"app.css", "app.js", "theme.js", "favicon.svg", "exercise.css", "exercise.js"} {
+	for _, name := range []string{"app.js", "theme.js", "favicon.svg", "exercise.css", "exercise.js"} {
 		if _, err := fs.Stat(FS, name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestStylesheet_JoinsThePartsInOrder: app.css is every part under css/,
+// tokens first (the rest use them), each part whole and once.
+func TestStylesheet_JoinsThePartsInOrder(t *testing.T) {
+	sheet := string(Stylesheet())
+	parts, err := fs.Glob(FS, "css/*.css")
+	if err != nil || len(parts) < 2 {
+		t.Fatalf("parts: %v %v", parts, err)
+	}
+	at := 0
+	for _, name := range parts {
+		part, _ := FS.ReadFile(name)
+		i := strings.Index(sheet[at:], string(part))
+		if len(part) == 0 || i != 0 {
+			t.Fatalf("%s is not next in app.css (at byte %d)", name, at)
+		}
+		at += len(part)
+	}
+	if at != len(sheet) {
+		t.Errorf("app.css has %d bytes beyond its parts", len(sheet)-at)
+	}
+	if !strings.Contains(sheet[:2000], "Design tokens") {
+		t.Error("app.css does not start with the design tokens")
 	}
 }

@@ -65,7 +65,10 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	assets, err := newAssetSet(base, static.FS, map[string][]byte{"highlight.css": lessons.HighlightCSS()})
+	assets, err := newAssetSet(base, static.FS, map[string][]byte{
+		"app.css":       static.Stylesheet(),
+		"highlight.css": lessons.HighlightCSS(),
+	})
 	if err != nil {
 		return nil, err
 	}
