@@ -36,11 +36,14 @@ const (
 	admissionMaxWaiting = 256
 	admissionRetryAfter = 2       // seconds, when busy
 	renderCap           = 3 << 20 // bytes of one rendered answer
-	// admissionCostUnit: a run costs one more token per unit of CPU time it
-	// used, so that a client sending expensive runs gets fewer of them (CPU,
-	// not wall time: on a loaded server a cheap run waits long).
-	admissionCostUnit = 10 * time.Millisecond
 )
+
+// admissionCostUnit: a run costs one more token per unit of CPU time it
+// used, so that a client sending expensive runs gets fewer of them (CPU,
+// not wall time: on a loaded server a cheap run waits long). A variable
+// only so that race-detector test builds, whose every run costs several
+// times the CPU, can scale it (race_test.go).
+var admissionCostUnit = 10 * time.Millisecond
 
 // admissionSlots is how many runs compute at once: a few per core, so that a
 // cheap click shares a core with an expensive run instead of queueing

@@ -1,0 +1,14 @@
+//go:build race
+
+package web
+
+// raceSlowdown: the race detector makes SQLite several times slower, so
+// the limits that are measured in CPU or wall time (a check's deadline, a
+// run's token cost) are scaled in race builds of the tests; without the
+// detector they are the server's own.
+const raceSlowdown = 10
+
+func init() {
+	admissionCostUnit *= raceSlowdown
+	exerciseCheckTimeout *= raceSlowdown
+}
