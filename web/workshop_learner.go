@@ -32,7 +32,8 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if ok, retry := ws.joins.allow(r, time.Now()); !ok {
+	client := s.limiter.clientOf(r)
+	if ok, retry := ws.joins.allow(client, time.Now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
 	}
@@ -45,12 +46,12 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	code, err := workshop.ParseCode(r.PostFormValue("code"))
 	if err != nil {
-		ws.joins.fail(r, time.Now())
+		ws.joins.fail(client, time.Now())
 		return workshopErr(err)
 	}
 	_, l, err := ws.svc.Join(r.Context(), code, key, r.PostFormValue("name"))
 	if errors.Is(err, workshop.ErrNotFound) {
-		ws.joins.fail(r, time.Now())
+		ws.joins.fail(client, time.Now())
 		return wsError(http.StatusNotFound, "code", "No room has the code "+string(code)+". Check it with your instructor.")
 	}
 	if err != nil {

@@ -1,14 +1,13 @@
 package web
 
 import (
-	"net"
-	"net/http"
 	"sync"
 	"time"
 )
 
-// clientLimiter counts each client's (by IP address) failures in a sliding
-// window and refuses the client once it has n of them.
+// clientLimiter counts each client's failures in a sliding window and
+// refuses the client once it has n of them. The client is named by the
+// server's one rule (rateLimiter.clientOf), so -trust-proxy applies here too.
 type clientLimiter struct {
 	n      int
 	window time.Duration
@@ -20,20 +19,12 @@ func newClientLimiter(n int, window time.Duration) *clientLimiter {
 	return &clientLimiter{n: n, window: window, seen: make(map[string][]time.Time)}
 }
 
-func clientOf(r *http.Request) string {
-	client, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return client
-}
-
 // allow says whether the client is under its limit, and if not, how many
 // seconds until it is.
-func (l *clientLimiter) allow(r *http.Request, now time.Time) (bool, int) {
+func (l *clientLimiter) allow(client string, now time.Time) (bool, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	recent := l.recent(clientOf(r), now)
+	recent := l.recent(client, now)
 	if len(recent) >= l.n {
 		return false, int((l.window-now.Sub(recent[0]))/time.Second) + 1
 	}
@@ -41,13 +32,12 @@ func (l *clientLimiter) allow(r *http.Request, now time.Time) (bool, int) {
 }
 
 // fail counts one failure of the client.
-func (l *clientLimiter) fail(r *http.Request, now time.Time) {
+func (l *clientLimiter) fail(client string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.seen) > 10000 { // forget everyone rather than grow without bound
 		clear(l.seen)
 	}
-	client := clientOf(r)
 	l.seen[client] = append(l.recent(client, now), now)
 }
 
