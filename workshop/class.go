@@ -28,6 +28,7 @@ type ExerciseProgress struct {
 	FirstAt        time.Time
 	PassedAt       time.Time // zero until passed
 	Counterexample string    // of the last failed check, if the last check failed
+	Playground     string    // its playground state (see Event.Playground), if the page sent it
 }
 
 // LearnerProgress is one row of the class view.
@@ -39,6 +40,9 @@ type LearnerProgress struct {
 	HandRaised   bool
 	Exercises    map[string]*ExerciseProgress
 	LastEventID  int64
+	// ChaosRuns are the learner's handlers re-run after the last chaos
+	// push: handler → it survived.
+	ChaosRuns map[string]bool
 }
 
 // Stuck says why the learner needs help now, or nil.
@@ -102,6 +106,9 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 		c.Pace = e
 	case KindChaos:
 		c.Chaos = e
+		for _, p := range c.learners {
+			p.ChaosRuns = nil
+		}
 	case KindRoomEnded:
 		c.Room.EndedAt = e.At
 	}
@@ -130,13 +137,20 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 		x.Attempts++
 		p.LastProgress = e.At
 		if e.Passed {
-			x.FailsSincePass, x.Counterexample = 0, ""
+			x.FailsSincePass, x.Counterexample, x.Playground = 0, "", ""
 			if x.PassedAt.IsZero() {
 				x.PassedAt = e.At
 			}
 		} else {
 			x.FailsSincePass++
-			x.Counterexample = e.Detail
+			x.Counterexample, x.Playground = e.Detail, e.Playground
+		}
+	case KindChaosRun:
+		if int64(e.Number) == c.Chaos.ID && c.Chaos.ID != 0 { // a late answer to an older push counts for nothing
+			if p.ChaosRuns == nil {
+				p.ChaosRuns = make(map[string]bool)
+			}
+			p.ChaosRuns[e.Item] = e.Passed
 		}
 	case KindHintUsed:
 		if x := exercise(); e.Number > x.Hints {
@@ -174,27 +188,66 @@ func (c *Class) Rows(now time.Time) []*LearnerProgress {
 }
 
 // CounterexampleCount is how many learners' handlers fail an exercise with
-// one counterexample.
+// counterexamples of one shape.
 type CounterexampleCount struct {
-	Exercise       string
+	Exercise string
+	// Counterexample is the group's most common script, and Playground
+	// the playground state of one learner who failed with it (empty if
+	// their page did not send one): what "show it to the class" opens.
 	Counterexample string
+	Playground     string
 	Learners       int
 }
 
 // Counterexamples groups the current failing counterexamples of every
-// exercise, most common first.
-func (c *Class) Counterexamples() []CounterexampleCount {
-	counts := make(map[[2]string]int)
-	for _, p := range c.learners {
-		for ex, x := range p.Exercises {
-			if x.Counterexample != "" && x.PassedAt.IsZero() {
-				counts[[2]string{ex, x.Counterexample}]++
+// exercise by shape, most common first. shape maps a counterexample's
+// script to its shape (the same schedule with other message or worker
+// names, say); nil groups equal scripts only.
+func (c *Class) Counterexamples(shape func(script string) string) []CounterexampleCount {
+	if shape == nil {
+		shape = func(s string) string { return s }
+	}
+	type group struct {
+		learners int
+		scripts  map[string]int
+		examples map[string]string // script → a playground state failing with it
+	}
+	groups := make(map[[2]string]*group)
+	for _, id := range c.order { // joining order: the example shown is stable
+		for ex, x := range c.learners[id].Exercises {
+			if x.Counterexample == "" || !x.PassedAt.IsZero() {
+				continue
+			}
+			k := [2]string{ex, shape(x.Counterexample)}
+			g := groups[k]
+			if g == nil {
+				g = &group{scripts: make(map[string]int), examples: make(map[string]string)}
+				groups[k] = g
+			}
+			g.learners++
+			g.scripts[x.Counterexample]++
+			if g.examples[x.Counterexample] == "" {
+				g.examples[x.Counterexample] = x.Playground
 			}
 		}
 	}
-	out := make([]CounterexampleCount, 0, len(counts))
-	for k, n := range counts {
-		out = append(out, CounterexampleCount{Exercise: k[0], Counterexample: k[1], Learners: n})
+	out := make([]CounterexampleCount, 0, len(groups))
+	for k, g := range groups {
+		best := ""
+		for script, n := range g.scripts {
+			if best == "" || n > g.scripts[best] || n == g.scripts[best] && script < best {
+				best = script
+			}
+		}
+		playground := g.examples[best]
+		if playground == "" { // an older page sent none for it: any other of the shape
+			for _, p := range g.examples {
+				if p != "" && (playground == "" || p < playground) {
+					playground = p
+				}
+			}
+		}
+		out = append(out, CounterexampleCount{Exercise: k[0], Counterexample: best, Playground: playground, Learners: g.learners})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Learners != out[j].Learners {
@@ -206,6 +259,21 @@ func (c *Class) Counterexamples() []CounterexampleCount {
 		return out[i].Counterexample < out[j].Counterexample
 	})
 	return out
+}
+
+// ChaosSurvivors counts, for the last chaos push, the learners' handlers
+// re-run with the fault that held before it: how many still hold, and how
+// many were re-run.
+func (c *Class) ChaosSurvivors() (survived, ran int) {
+	for _, p := range c.learners {
+		for _, ok := range p.ChaosRuns {
+			ran++
+			if ok {
+				survived++
+			}
+		}
+	}
+	return survived, ran
 }
 
 // LessonCount is how many learners are on one lesson.

@@ -20,10 +20,14 @@ const (
 	KindLessonOpened    Kind = "lesson_opened"    // Lesson
 	KindGoalReached     Kind = "goal_reached"     // Lesson, Item: the goal
 	KindQuizAnswered    Kind = "quiz_answered"    // Lesson, Item: the question, Passed: answered right (if graded)
-	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script
+	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script, Playground: its playground state
 	KindHintUsed        Kind = "hint_used"        // Exercise, Number: which hint
 	KindHandRaised      Kind = "hand_raised"
 	KindHandLowered     Kind = "hand_lowered"
+	// KindChaosRun is a learner's playground re-run after a chaos push:
+	// Number: the push's event id, Item: the handler (its playground and
+	// name), Passed: the handler held before the fault and still holds.
+	KindChaosRun Kind = "chaos_run"
 )
 
 // KindJoined is recorded by the store with each new learner, so that
@@ -54,7 +58,7 @@ func (k Kind) Push() bool {
 }
 
 // learnerKinds are the kinds a learner may send.
-var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindExerciseChecked, KindHintUsed, KindHandRaised, KindHandLowered}
+var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindExerciseChecked, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
 
 // Event is one thing that happened in a room. ID orders a room's events
 // (it is the server-sent events id a reconnecting view resumes after).
@@ -68,16 +72,22 @@ type Event struct {
 	Item      string
 	Passed    bool
 	Detail    string
-	Number    int
-	At        time.Time
+	// Playground is, for a failed check, the counterexample's playground
+	// state with the learner's handler: a query string the web layer's URL
+	// codec wrote and checked, opaque here (so the class view can open it
+	// on the projector in one click).
+	Playground string
+	Number     int
+	At         time.Time
 }
 
 // Limits of a learner's event.
 const (
-	MaxEventBytes  = 4 << 10
-	maxSlugLen     = 100
-	maxDetailBytes = 2 << 10
-	maxHints       = 20
+	MaxEventBytes      = 16 << 10
+	maxSlugLen         = 100
+	maxDetailBytes     = 2 << 10
+	MaxPlaygroundBytes = 12 << 10 // a handler (4 KB) and a script, query-escaped
+	maxHints           = 20
 )
 
 // eventBody is the JSON a learner's browser posts.
@@ -90,7 +100,11 @@ type eventBody struct {
 	Exercise       string `json:"exercise,omitempty"`
 	Passed         *bool  `json:"passed,omitempty"`
 	Counterexample string `json:"counterexample,omitempty"`
+	Playground     string `json:"playground,omitempty"`
 	Hint           int    `json:"hint,omitempty"`
+	Push           int64  `json:"push,omitempty"`
+	Handler        string `json:"handler,omitempty"`
+	Survived       *bool  `json:"survived,omitempty"`
 }
 
 // DecodeEvent reads a learner's event from its JSON body, such as
@@ -150,12 +164,13 @@ func (b eventBody) event() (Event, error) {
 		return checkSlug(field, value)
 	}
 	forbid := map[string]bool{"lesson": b.Lesson != "", "goal": b.Goal != "", "quiz": b.Quiz != "", "correct": b.Correct != nil,
-		"exercise": b.Exercise != "", "passed": b.Passed != nil, "counterexample": b.Counterexample != "", "hint": b.Hint != 0}
+		"exercise": b.Exercise != "", "passed": b.Passed != nil, "counterexample": b.Counterexample != "", "playground": b.Playground != "", "hint": b.Hint != 0,
+		"push": b.Push != 0, "handler": b.Handler != "", "survived": b.Survived != nil}
 	allow := func(fields ...string) error {
 		for _, f := range fields {
 			delete(forbid, f)
 		}
-		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "hint"} {
+		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "playground", "hint", "push", "handler", "survived"} {
 			if forbid[f] {
 				return inputErrorf(f, "%s has no %s", b.Kind, f)
 			}
@@ -177,7 +192,7 @@ func (b eventBody) event() (Event, error) {
 		e.Lesson, e.Item = b.Lesson, b.Quiz
 		e.Passed = b.Correct != nil && *b.Correct
 	case KindExerciseChecked:
-		err = errors.Join(allow("exercise", "passed", "counterexample"), need("exercise", b.Exercise))
+		err = errors.Join(allow("exercise", "passed", "counterexample", "playground"), need("exercise", b.Exercise))
 		switch {
 		case err != nil:
 		case b.Passed == nil:
@@ -186,8 +201,12 @@ func (b eventBody) event() (Event, error) {
 			err = inputErrorf("counterexample", "a passed check has no counterexample")
 		case !utf8.ValidString(b.Counterexample) || len(b.Counterexample) > maxDetailBytes:
 			err = inputErrorf("counterexample", "at most %d bytes of UTF-8", maxDetailBytes)
+		case b.Playground != "" && b.Counterexample == "":
+			err = inputErrorf("playground", "only a failed check with its counterexample has a playground")
+		case !utf8.ValidString(b.Playground) || len(b.Playground) > MaxPlaygroundBytes:
+			err = inputErrorf("playground", "at most %d bytes of UTF-8", MaxPlaygroundBytes)
 		}
-		e.Exercise, e.Detail = b.Exercise, b.Counterexample
+		e.Exercise, e.Detail, e.Playground = b.Exercise, b.Counterexample, b.Playground
 		e.Passed = b.Passed != nil && *b.Passed
 	case KindHintUsed:
 		err = errors.Join(allow("exercise", "hint"), need("exercise", b.Exercise))
@@ -195,6 +214,17 @@ func (b eventBody) event() (Event, error) {
 			err = inputErrorf("hint", "a hint number from 1 to %d", maxHints)
 		}
 		e.Exercise, e.Number = b.Exercise, b.Hint
+	case KindChaosRun:
+		err = errors.Join(allow("push", "handler", "survived"), need("handler", b.Handler))
+		switch {
+		case err != nil:
+		case b.Push <= 0:
+			err = inputErrorf("push", "chaos_run needs the chaos push's id (a positive number)")
+		case b.Survived == nil:
+			err = inputErrorf("survived", "chaos_run needs survived: true or false")
+		}
+		e.Number, e.Item = int(b.Push), b.Handler
+		e.Passed = b.Survived != nil && *b.Survived
 	case KindHandRaised, KindHandLowered:
 		err = allow()
 	case "":
@@ -252,8 +282,12 @@ func truncate(s string, n int) string {
 // meaning (kind and fields), so that the same event sent again matches
 // whatever the JSON's spacing or field order, and a different one does not.
 func (e Event) Fingerprint() [32]byte {
-	return sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %t %d",
-		e.Kind, e.Lesson, e.Exercise, e.Item, e.Detail, e.Passed, e.Number))
+	text := fmt.Appendf(nil, "%q %q %q %q %q %t %d",
+		e.Kind, e.Lesson, e.Exercise, e.Item, e.Detail, e.Passed, e.Number)
+	if e.Playground != "" { // only then, so keys stored before it existed still match
+		text = fmt.Appendf(text, " %q", e.Playground)
+	}
+	return sha256.Sum256(text)
 }
 
 // Key is an idempotency key made by a client: 8 to 100 characters of

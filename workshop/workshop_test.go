@@ -54,6 +54,9 @@ func TestDecodeEvent_Accepts(t *testing.T) {
 			workshop.Event{Kind: workshop.KindExerciseChecked, Exercise: "ex-1", Detail: "deliver m1; crash A"}},
 		{`{"kind":"hint_used","exercise":"ex-1","hint":2}`, workshop.Event{Kind: workshop.KindHintUsed, Exercise: "ex-1", Number: 2}},
 		{` {"kind":"hand_raised"} `, workshop.Event{Kind: workshop.KindHandRaised}},
+		{`{"kind":"exercise_checked","exercise":"ex-1","passed":false,"counterexample":"replay","playground":"scenario=lost-ack&script=replay"}`,
+			workshop.Event{Kind: workshop.KindExerciseChecked, Exercise: "ex-1", Detail: "replay", Playground: "scenario=lost-ack&script=replay"}},
+		{`{"kind":"chaos_run","push":7,"handler":"pg-1.idempotent","survived":true}`, workshop.Event{Kind: workshop.KindChaosRun, Number: 7, Item: "pg-1.idempotent", Passed: true}},
 	} {
 		got, err := workshop.DecodeEvent(strings.NewReader(tc.body))
 		if err != nil || got != tc.want {
@@ -78,7 +81,14 @@ func TestDecodeEvent_RejectsNamingTheField(t *testing.T) {
 		{`{"kind":"quiz_answered","lesson":"l","correct":true}`, "quiz"},
 		{`{"kind":"hint_used","exercise":"x","hint":0}`, "hint"},
 		{`{"kind":"hand_raised","who":"me"}`, "who"},
-		{`{"kind":"lesson_opened","lesson":"` + strings.Repeat("a", 5000) + `"}`, "body"},
+		{`{"kind":"lesson_opened","lesson":"` + strings.Repeat("a", 17000) + `"}`, "body"},
+		{`{"kind":"exercise_checked","exercise":"x","passed":false,"playground":"scenario=a"}`, "playground"},
+		{`{"kind":"exercise_checked","exercise":"x","passed":false,"counterexample":"c","playground":"` + strings.Repeat("a", 13000) + `"}`, "playground"},
+		{`{"kind":"lesson_opened","lesson":"l","playground":"a"}`, "playground"},
+		{`{"kind":"chaos_run","handler":"h","survived":true}`, "push"},
+		{`{"kind":"chaos_run","push":3,"survived":true}`, "handler"},
+		{`{"kind":"chaos_run","push":3,"handler":"h"}`, "survived"},
+		{`{"kind":"chaos_run","push":-3,"handler":"h","survived":false}`, "push"},
 	} {
 		_, err := workshop.DecodeEvent(strings.NewReader(tc.body))
 		var ie *workshop.InputError
@@ -245,7 +255,7 @@ func TestClass_StuckFirstAndExport(t *testing.T) {
 	if why := rows[2].Stuck(at(4 + 10)); len(why) != 1 || why[0] != workshop.StuckSlow {
 		t.Errorf("Ada ten minutes later: %v, want %q", why, workshop.StuckSlow)
 	}
-	if ce := c.Counterexamples(); len(ce) != 1 || ce[0].Counterexample != "replay" || ce[0].Learners != 1 {
+	if ce := c.Counterexamples(nil); len(ce) != 1 || ce[0].Counterexample != "replay" || ce[0].Learners != 1 {
 		t.Errorf("Counterexamples = %+v; want Bob's replay only (Ada passed)", ce)
 	}
 	res := c.Results()
@@ -262,5 +272,53 @@ func TestClass_StuckFirstAndExport(t *testing.T) {
 		"Cy,3,ex,0,,-1,0\n"
 	if csv.String() != wantCSV {
 		t.Errorf("CSV =\n%s\nwant\n%s", csv.String(), wantCSV)
+	}
+}
+
+func TestClass_CounterexamplesGroupByShapeWithAPlayground(t *testing.T) {
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	room := workshop.Room{ID: 1, Exercises: []string{"ex"}}
+	c := workshop.NewClass(room, []workshop.Learner{{ID: 1, JoinedAt: t0}, {ID: 2, JoinedAt: t0}, {ID: 3, JoinedAt: t0}, {ID: 4, JoinedAt: t0}})
+	fail := func(id int64, learner int64, script, pg string) {
+		c.Apply(workshop.Event{ID: id, LearnerID: learner, Kind: workshop.KindExerciseChecked, Exercise: "ex", Detail: script, Playground: pg, At: t0})
+	}
+	fail(1, 1, "deliver m2 lose-ack; redeliver m2", "pg=m2-ada")
+	fail(2, 2, "deliver m1 lose-ack; redeliver m1", "pg=m1-bob")
+	fail(3, 3, "deliver m1 lose-ack; redeliver m1", "")
+	fail(4, 4, "replay", "pg=replay-dan")
+	// The shape of a schedule: its message names do not matter.
+	shape := func(s string) string { return strings.NewReplacer("m1", "M", "m2", "M").Replace(s) }
+	got := c.Counterexamples(shape)
+	want := []workshop.CounterexampleCount{
+		{Exercise: "ex", Counterexample: "deliver m1 lose-ack; redeliver m1", Playground: "pg=m1-bob", Learners: 3},
+		{Exercise: "ex", Counterexample: "replay", Playground: "pg=replay-dan", Learners: 1},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Counterexamples = %+v\nwant %+v", got, want)
+	}
+	if got := c.Counterexamples(nil); len(got) != 3 {
+		t.Errorf("without a shape, equal scripts only: %+v", got)
+	}
+}
+
+func TestClass_ChaosSurvivorsCountTheLastPushOnly(t *testing.T) {
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	c := workshop.NewClass(workshop.Room{ID: 1}, []workshop.Learner{{ID: 1, JoinedAt: t0}, {ID: 2, JoinedAt: t0}})
+	run := func(id int64, learner int64, push int, handler string, ok bool) {
+		c.Apply(workshop.Event{ID: id, LearnerID: learner, Kind: workshop.KindChaosRun, Number: push, Item: handler, Passed: ok, At: t0})
+	}
+	c.Apply(workshop.Event{ID: 1, Kind: workshop.KindChaos, Detail: "lose-ack", At: t0})
+	run(2, 1, 1, "pg-1.mine", true)
+	run(3, 2, 1, "pg-1.mine", false)
+	run(4, 2, 1, "pg-2.idempotent", true)
+	run(5, 2, 1, "pg-2.idempotent", true) // the same handler again counts once
+	if s, n := c.ChaosSurvivors(); s != 2 || n != 3 {
+		t.Errorf("after push 1: %d of %d survived, want 2 of 3", s, n)
+	}
+	c.Apply(workshop.Event{ID: 6, Kind: workshop.KindChaos, Detail: "replay", At: t0})
+	run(7, 1, 1, "pg-1.mine", true) // late, for the old push
+	run(8, 2, 6, "pg-1.mine", false)
+	if s, n := c.ChaosSurvivors(); s != 0 || n != 1 {
+		t.Errorf("after push 6: %d of %d survived, want 0 of 1", s, n)
 	}
 }

@@ -236,13 +236,13 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	return ls, unavailable(err)
 }
 
-const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, number, at`
+const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at`
 
 func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 	var e workshop.Event
 	var kind string
 	var at time.Time
-	dest := append(prefix, &e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Number, &at)
+	dest := append(prefix, &e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at)
 	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return e, workshop.ErrNotFound
@@ -260,11 +260,11 @@ func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 func insertEvent(ctx context.Context, tx pgx.Tx, key string, e workshop.Event) (workshop.Event, error) {
 	fp := e.Fingerprint()
 	stored, err := scanEvent(tx.QueryRow(ctx, `INSERT INTO events
-			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, number, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (room_id, learner_id, idem_key) DO NOTHING
 		RETURNING `+eventColumns,
-		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Number, ms(e.At)))
+		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, ms(e.At)))
 	if err != nil {
 		return stored, err
 	}

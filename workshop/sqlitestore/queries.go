@@ -266,13 +266,13 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	return ls, rows.Err()
 }
 
-const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, number, at`
+const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at`
 
 func scanEvent(row interface{ Scan(...any) error }) (workshop.Event, error) {
 	var e workshop.Event
 	var kind string
 	var at int64
-	if err := row.Scan(&e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Number, &at); err != nil {
+	if err := row.Scan(&e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, workshop.ErrNotFound
 		}
@@ -289,11 +289,11 @@ func scanEvent(row interface{ Scan(...any) error }) (workshop.Event, error) {
 func insertEvent(ctx context.Context, tx *sql.Tx, key string, e workshop.Event) (workshop.Event, error) {
 	fp := e.Fingerprint()
 	return scanEvent(tx.QueryRowContext(ctx, `INSERT INTO events
-			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, number, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (room_id, learner_id, idem_key) DO NOTHING
 		RETURNING `+eventColumns,
-		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Number, e.At.UnixMilli()))
+		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, e.At.UnixMilli()))
 }
 
 // Append implements workshop.Store.

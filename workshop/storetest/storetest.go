@@ -213,8 +213,9 @@ func testAppend(t *testing.T, s workshop.Store) {
 	room := mustRoom(t, s, "key-room-a", "AAA-AAA")
 	ada := mustJoin(t, s, room, "join-ada-1", "Ada")
 	e := checked(room, ada, false, "deliver m1 lose-ack; redeliver m1")
+	e.Playground = "scenario=lost-ack&script=deliver+m1+lose-ack%3B+redeliver+m1"
 	got := mustAppend(t, s, "event-key-1", e)
-	if got.ID == 0 || got.Kind != e.Kind || got.Exercise != "ex-1" || got.Passed || got.Detail != e.Detail || !got.At.Equal(e.At) || got.LearnerID != ada.ID {
+	if got.ID == 0 || got.Kind != e.Kind || got.Exercise != "ex-1" || got.Passed || got.Detail != e.Detail || got.Playground != e.Playground || !got.At.Equal(e.At) || got.LearnerID != ada.ID {
 		t.Errorf("Append = %+v, want %+v with an id", got, e)
 	}
 	second := mustAppend(t, s, "event-key-2", checked(room, ada, true, ""))
