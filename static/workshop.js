@@ -14,6 +14,7 @@
   var ROOM_KEY = "idemlab.workshop";
   var QUEUE_KEY = "idemlab.workshop.queue";
   var FOLLOW_KEY = "idemlab.workshop.follow";
+  var CHAOS_KEY = "idemlab.workshop.chaos";
   var script = document.currentScript;
   var base = script ? script.src.replace(/\/static\/[^/]*$/, "").replace(/^[a-z]+:\/\/[^/]+/, "") : "";
 
@@ -224,12 +225,16 @@
   }
 
   // applyChaos adds the instructor's fault to every open playground's
-  // script and runs it again, so each learner sees what their handler does.
+  // script and runs it again, so each learner sees what their handler does;
+  // each re-run reports back which of its handlers that held still hold
+  // (a chaos_run event per handler), for the class view's survivors count.
   function applyChaos(push) {
     var forms = document.querySelectorAll("form[data-testid=pg-script-form]");
+    var pending = [];
     Array.prototype.forEach.call(forms, function (form) {
       var area = form.querySelector("textarea[name=script]");
-      if (!area) {
+      var fig = form.closest("[data-pg]");
+      if (!area || !fig) {
         return;
       }
       var line = push.line;
@@ -243,14 +248,123 @@
         }
         line = line.replace("{msg}", last);
       }
+      pending.push({ push: push.id, fig: fig.id, line: line, before: verdicts(fig), old: fig });
       area.value = area.value.replace(/\s*$/, "") + "\n" + line;
       form.setAttribute("data-ws-chaos", push.fault);
+    });
+    // Kept until the re-runs are seen: a re-run that loads a whole page
+    // (no script swap) is reported from there.
+    store.set(CHAOS_KEY, pending.map(function (p) { return { push: p.push, fig: p.fig, line: p.line, before: p.before }; }));
+    watchChaosRuns(pending);
+    Array.prototype.forEach.call(forms, function (form) {
+      if (!form.hasAttribute("data-ws-chaos")) {
+        return;
+      }
       if (form.requestSubmit) {
         form.requestSubmit();
       } else {
         form.submit();
       }
     });
+  }
+
+  // verdicts reads a playground's handlers and their verdicts.
+  function verdicts(fig) {
+    var out = {};
+    Array.prototype.forEach.call(fig.querySelectorAll("[data-testid=pg-verdict][data-handler]"), function (li) {
+      out[li.getAttribute("data-handler")] = li.getAttribute("data-verdict");
+    });
+    return out;
+  }
+
+  // reportChaosRun sends, for a playground re-run with the fault, whether
+  // each handler that held before still holds. The figure must be the
+  // re-run (its script ends with the fault's line); else it says nothing.
+  function reportChaosRun(p, fig) {
+    var script = fig.getAttribute("data-script") || "";
+    if (script.slice(-p.line.length) !== p.line) {
+      return false;
+    }
+    var after = verdicts(fig);
+    Object.keys(p.before).forEach(function (name) {
+      if (p.before[name] === "ok" && after[name]) {
+        enqueue({ kind: "chaos_run", push: p.push, handler: slugOf(p.fig + "." + name), survived: after[name] === "ok" });
+      }
+    });
+    return true;
+  }
+
+  function slugOf(text) {
+    return text.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 100);
+  }
+
+  function watchChaosRuns(pending) {
+    var left = pending.slice();
+    function check() {
+      left = left.filter(function (p) {
+        var fig = document.getElementById(p.fig);
+        if (!fig || fig === p.old || fig.getAttribute("aria-busy") === "true") {
+          return true;
+        }
+        reportChaosRun(p, fig);
+        return false;
+      });
+      store.set(CHAOS_KEY, left.length ? left.map(function (p) { return { push: p.push, fig: p.fig, line: p.line, before: p.before }; }) : null);
+      if (left.length === 0) {
+        observer.disconnect();
+      }
+    }
+    var observer = new MutationObserver(check);
+    observer.observe(document.body, { childList: true, subtree: true });
+    window.setTimeout(function () { observer.disconnect(); }, 60000);
+  }
+
+  // reportChaosAfterLoad reports re-runs that loaded a whole page.
+  function reportChaosAfterLoad() {
+    var pending = store.get(CHAOS_KEY);
+    store.set(CHAOS_KEY, null);
+    (pending || []).forEach(function (p) {
+      var fig = document.getElementById(p.fig);
+      if (fig) {
+        reportChaosRun(p, fig);
+      }
+    });
+  }
+
+  // ---------- Goals ----------
+
+  // reportGoals sends goal_reached once per goal and page: a playground
+  // marks a met goal with data-goal-met on an element carrying data-goal
+  // (its id), or fires the DOM event "idemlab:goal" with detail {goal}.
+  // A page without goals sends nothing.
+  function reportGoals(room, lesson) {
+    if (!lesson) {
+      return;
+    }
+    var sent = {};
+    function reached(goal) {
+      goal = slugOf(String(goal || ""));
+      var key = lesson + "/" + goal;
+      var r = store.get(ROOM_KEY) || room;
+      var done = r.goals || [];
+      if (!goal || sent[key] || done.indexOf(key) >= 0) {
+        return;
+      }
+      sent[key] = true;
+      r.goals = done.concat([key]).slice(-200);
+      store.set(ROOM_KEY, r);
+      enqueue({ kind: "goal_reached", lesson: lesson, goal: goal });
+    }
+    function scan() {
+      Array.prototype.forEach.call(document.querySelectorAll("[data-goal-met]"), function (el) {
+        reached(el.getAttribute("data-goal") || el.getAttribute("data-goal-met"));
+      });
+    }
+    document.addEventListener("idemlab:goal", function (ev) {
+      reached(ev.detail && ev.detail.goal);
+    });
+    new MutationObserver(scan).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-goal-met"] });
+    scan();
   }
 
   function followPushes(room, news) {
@@ -320,7 +434,16 @@
         } else if (result.querySelector("[data-testid=exercise-counterexample]")) {
           seen = result;
           var code = result.querySelector("[data-testid=exercise-script]");
-          enqueue({ kind: "exercise_checked", exercise: id, passed: false, counterexample: code ? code.textContent.slice(0, 2000) : "" });
+          // The counterexample's playground, with this learner's handler:
+          // the query of the page's own link, for "show it to the class".
+          var open = result.querySelector("[data-testid=exercise-open-playground]");
+          var href = open ? open.getAttribute("href") || "" : "";
+          var query = href.indexOf("?") >= 0 ? href.slice(href.indexOf("?") + 1).split("#")[0] : "";
+          var body = { kind: "exercise_checked", exercise: id, passed: false, counterexample: code ? code.textContent.slice(0, 2000) : "" };
+          if (query && query.length <= 12000 && body.counterexample) {
+            body.playground = query;
+          }
+          enqueue(body);
         }
       }).observe(ex, { childList: true, subtree: true });
       Array.prototype.forEach.call(ex.querySelectorAll("details[data-hint]"), function (d) {
@@ -331,6 +454,8 @@
         });
       });
     });
+    reportGoals(room, m ? decodeURIComponent(m[1]) : "");
+    reportChaosAfterLoad();
     if (m) {
       Array.prototype.forEach.call(document.querySelectorAll("ol.quiz > li > details"), function (d, i) {
         d.addEventListener("toggle", function () {

@@ -276,3 +276,57 @@ func counterexampleHref(ce *playground.Counterexample, source string) string {
 func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string {
 	return counterexampleHref(ce, handlerSource)
 }
+
+// sharedPlaygroundQuery reads a playground state a page sent from
+// elsewhere (a learner's failed check, for the class view) with the one
+// decoder, refuses what the playground would refuse (an unknown scenario,
+// a bad script, a handler that does not parse), and writes it back
+// canonically: the query of the full-size playground, which fullSizeHref
+// opens. The text is a query string (what follows "?" in a link).
+func sharedPlaygroundQuery(text string) (string, error) {
+	q, err := url.ParseQuery(strings.TrimPrefix(text, "?"))
+	if err != nil {
+		return "", &playground.InputError{Field: "playground", Msg: "not a query string: " + err.Error()}
+	}
+	sc, err := playground.LookupScenario(strings.TrimSpace(q.Get(keyScenario)))
+	if err != nil {
+		return "", &playground.InputError{Field: "playground", Msg: err.Error()}
+	}
+	place := pagePlace(sc, false)
+	s, _, err := stateFromQuery(q, place.home, sc.Workers)
+	if err == nil {
+		_, err = s.request(sc)
+	}
+	if err != nil {
+		return "", &playground.InputError{Field: "playground", Msg: err.Error()}
+	}
+	s.at, s.to = -1, ""
+	return place.query(s), nil
+}
+
+// scriptShape is a schedule's shape, to group counterexamples: its events
+// with messages and workers renamed in order of first appearance, so
+// "deliver m2 to B lose-ack; redeliver m2 to B" and "deliver m1 to A
+// lose-ack; redeliver m1 to A" are one shape. A script that does not parse
+// is its own shape.
+func scriptShape(text string) string {
+	script, err := playground.ParseScript(text)
+	if err != nil {
+		return text
+	}
+	messages, workers := map[string]string{}, map[string]string{}
+	rename := func(names map[string]string, name, prefix string) string {
+		if name == "" {
+			return ""
+		}
+		if _, ok := names[name]; !ok {
+			names[name] = prefix + strconv.Itoa(len(names)+1)
+		}
+		return names[name]
+	}
+	for i, e := range script.Events {
+		e.Message, e.Worker = rename(messages, e.Message, "m"), rename(workers, e.Worker, "w")
+		script.Events[i] = e
+	}
+	return script.String()
+}

@@ -171,6 +171,8 @@ type classSummaryView struct {
 	passed          []passedCount
 	counterexamples []workshop.CounterexampleCount
 	chaos           string
+	// chaosSurvived of chaosRan handlers held after the last chaos push.
+	chaosSurvived, chaosRan int
 }
 
 type passedCount struct {
@@ -199,7 +201,7 @@ func learnerRowView(c *workshop.Class, p *workshop.LearnerProgress, order int, n
 }
 
 func summaryView(c *workshop.Class, n int, title func(string) string) classSummaryView {
-	sv := classSummaryView{learners: n, where: c.Where(), counterexamples: c.Counterexamples()}
+	sv := classSummaryView{learners: n, where: c.Where(), counterexamples: c.Counterexamples(scriptShape)}
 	for i := range sv.where {
 		sv.where[i].Lesson = title(sv.where[i].Lesson)
 	}
@@ -211,6 +213,7 @@ func summaryView(c *workshop.Class, n int, title func(string) string) classSumma
 	}
 	if c.Chaos.ID != 0 {
 		sv.chaos = chaosLabel(c.Chaos.Detail)
+		sv.chaosSurvived, sv.chaosRan = c.ChaosSurvivors()
 	}
 	return sv
 }

@@ -197,6 +197,12 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return workshopErr(err)
 	}
+	if e.Playground != "" {
+		// Stored as our codec writes it, so the class view's link is ours.
+		if e.Playground, err = sharedPlaygroundQuery(e.Playground); err != nil {
+			return wsError(http.StatusBadRequest, "playground", err.Error())
+		}
+	}
 	stored, replayed, err := ws.svc.Record(r.Context(), l, key, e)
 	if err != nil {
 		return workshopErr(err)

@@ -154,7 +154,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 			}
 		}
 		var buf bytes.Buffer
-		if err := classSummary(summaryView(class, len(order), title)).Render(ctx, &buf); err != nil {
+		if err := classSummary(s.site.Load().view, summaryView(class, len(order), title)).Render(ctx, &buf); err != nil {
 			return err
 		}
 		return stream.send(lastID, "summary", buf.Bytes())

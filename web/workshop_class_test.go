@@ -1,0 +1,113 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"idemlab/workshop"
+)
+
+// classDoc fetches the class view as the instructor sees it.
+func (ws *workshopSite) classDoc(t *testing.T, inst *http.Client, id int64) *goquery.Document {
+	t.Helper()
+	resp := get(t, inst, ws.srv.URL+roomPath(id))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("class view: %d", resp.StatusCode)
+	}
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestWorkshop_ShowItToTheClassOpensTheCounterexample(t *testing.T) {
+	ws := newWorkshopSite(t, nil)
+	inst := ws.instructor(t)
+	id, code := ws.createRoom(t, inst, "form-key-room-1")
+	spec := builtinExercise(t, builtinCourse(t).Exercises()[0].ID)
+	ce := checkResultFor(t, spec, spec.Start).Counterexample
+	if ce == nil {
+		t.Fatal("the exercise's start passes")
+	}
+	// What the learner's page links to, as workshop.js sends it.
+	href := counterexampleHref(ce, spec.Start)
+	query := href[strings.Index(href, "?")+1:]
+	failed := func(playground string) string {
+		b, _ := json.Marshal(map[string]any{"kind": "exercise_checked", "exercise": spec.ID, "passed": false, "counterexample": ce.Script, "playground": playground})
+		return string(b)
+	}
+	ada, bob, cy := ws.join(t, code, "Ada"), ws.join(t, code, "Bob"), ws.join(t, code, "Cy")
+	if status, body, _ := ws.sendEvent(t, ada, "ada-check-key-1", failed(query)); status != http.StatusCreated {
+		t.Fatalf("Ada's check: %d %s", status, body)
+	}
+	// Another spelling of the same state (a cursor, another order) is
+	// stored as the codec writes it.
+	q, _ := url.ParseQuery(query)
+	q.Set("at", "2")
+	if status, body, _ := ws.sendEvent(t, bob, "bob-check-key-1", failed(q.Encode())); status != http.StatusCreated {
+		t.Fatalf("Bob's check: %d %s", status, body)
+	}
+	for _, bad := range []string{"scenario=no-such-scenario", "scenario=lost-ack&script=" + url.QueryEscape("deliver"), "%zz"} {
+		status, body, _ := ws.sendEvent(t, cy, "cy-check-key-"+strings.Repeat("x", len(bad)%7), failed(bad))
+		if status != http.StatusBadRequest || !strings.Contains(body, `"field":"playground"`) {
+			t.Errorf("playground %q: %d %s, want 400 naming the field", bad, status, body)
+		}
+	}
+	doc := ws.classDoc(t, inst, id)
+	group := doc.Find(testID("ws-counterexample"))
+	if group.Length() != 1 || group.Find(testID("ws-counterexample-count")).Text() != "2" {
+		t.Fatalf("counterexamples: %d groups, %q learners; want one group of 2", group.Length(), group.Find(testID("ws-counterexample-count")).Text())
+	}
+	show := group.Find(testID("ws-show-class")).AttrOr("href", "")
+	u, err := url.Parse(show)
+	if err != nil || u.Path != "/playground" || u.Query().Get("script") != ce.Script || u.Query().Get("scenario") != ce.Scenario ||
+		u.Query().Get("handler") != strings.TrimSpace(spec.Start) || u.Query().Has("at") {
+		t.Errorf("show it to the class links %q, want the learner's counterexample %q (without a cursor)", show, href)
+	}
+	resp := get(t, inst, ws.srv.URL+show)
+	pg, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the link answers %d", resp.StatusCode)
+	}
+	if pg.Find(testID("pg-verdict")+`[data-handler="`+learnerHandlerName+`"]`).Length() != 1 || pg.Find(testID("playground")).AttrOr("data-script", "") != ce.Script {
+		t.Errorf("the link does not open the counterexample with the learner's handler")
+	}
+}
+
+func TestWorkshop_ChaosSurvivorsAreCounted(t *testing.T) {
+	ws := newWorkshopSite(t, nil)
+	inst := ws.instructor(t)
+	id, code := ws.createRoom(t, inst, "form-key-room-1")
+	ada, bob := ws.join(t, code, "Ada"), ws.join(t, code, "Bob")
+	if doc := ws.classDoc(t, inst, id); doc.Find(testID("ws-chaos-survivors")).Length() != 0 {
+		t.Error("survivors shown before any chaos push")
+	}
+	resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {"form-key-chaos-1"}, "kind": {"chaos"}, "fault": {"lose-ack"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("chaos push: %d %s", resp.StatusCode, readBody(t, resp))
+	}
+	pushes, err := ws.store.Events(t.Context(), id, 0, true, 10)
+	if err != nil || len(pushes) != 1 || pushes[0].Kind != workshop.KindChaos {
+		t.Fatalf("pushes %+v, %v", pushes, err)
+	}
+	run := func(c *http.Client, key, handler string, survived bool) {
+		b, _ := json.Marshal(map[string]any{"kind": "chaos_run", "push": pushes[0].ID, "handler": handler, "survived": survived})
+		if status, body, _ := ws.sendEvent(t, c, key, string(b)); status != http.StatusCreated {
+			t.Fatalf("chaos_run: %d %s", status, body)
+		}
+	}
+	run(ada, "ada-chaos-key-1", "pg-1.idempotent", true)
+	run(ada, "ada-chaos-key-1", "pg-1.idempotent", true) // a retry counts once
+	run(bob, "bob-chaos-key-1", "pg-1.idempotent", true)
+	run(bob, "bob-chaos-key-2", "pg-2.mine", false)
+	got := ws.classDoc(t, inst, id).Find(testID("ws-chaos-survivors"))
+	if got.AttrOr("data-survived", "") != "2" || got.AttrOr("data-ran", "") != "3" || !strings.Contains(got.Text(), "2 of 3 handlers survived") {
+		t.Errorf("survivors: %s of %s, %q; want 2 of 3", got.AttrOr("data-survived", ""), got.AttrOr("data-ran", ""), strings.TrimSpace(got.Text()))
+	}
+}
