@@ -386,6 +386,14 @@
         news.appendChild(link);
         if (push.mode === "goto" && store.get(FOLLOW_KEY) && window.location.pathname !== push.lesson_url) {
           window.location.href = link.href;
+          return;
+        }
+        // A lesson this push locks, or a locked one it may open: the
+        // server decides what this page shows.
+        var here = window.location.pathname.match(/\/lessons\/([^/]+)$/);
+        if (document.querySelector("[data-testid=ws-locked]") || (here && (push.closed || []).indexOf(decodeURIComponent(here[1])) >= 0)) {
+          window.location.reload();
+          return;
         }
       } else if (push.kind === "countdown") {
         var ends = Date.parse(push.ends);

@@ -126,7 +126,7 @@
 //	app.js:     copy-button announcer
 //	workshop:   ws-instructor-home ws-create-form ws-new-room-name ws-create ws-rooms ws-no-rooms ws-class ws-code ws-projector-link ws-ended ws-learner-count ws-rows ws-row[data-learner data-rank data-order] ws-row-name ws-cell[data-exercise data-state] ws-row-stuck ws-summary ws-passed ws-passed-count[data-exercise] ws-counterexamples ws-counterexample[data-exercise] ws-counterexample-count ws-show-class ws-last-chaos ws-chaos-survivors[data-survived data-ran] ws-pace-form ws-pace-goto ws-pace-open ws-countdown-form ws-countdown ws-chaos-form ws-chaos[data-fault] ws-end-form ws-end ws-export-csv ws-export-json ws-delete-form ws-delete
 //	projector:  ws-projector ws-projector-code ws-projector-url ws-qr
-//	learner:    ws-join ws-join-form ws-join-code ws-join-name ws-join-submit ws-room[data-ws-after] ws-room-banner ws-room-name ws-room-ended ws-resume-link ws-hand-form ws-raise-hand ws-lower-hand
+//	learner:    ws-join ws-join-form ws-join-code ws-join-name ws-join-submit ws-room[data-ws-after] ws-room-banner ws-room-name ws-room-ended ws-resume-link ws-hand-form ws-raise-hand ws-lower-hand ws-locked ws-locked-open ws-locked-room
 //	workshop.js: ws-banner ws-banner-hand ws-banner-news
 //
 // exercise-result's data-state is empty, pass, fail, error or notice. The

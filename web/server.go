@@ -194,6 +194,9 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
+	if locked, err := s.lessonLocked(w, r, slug, false); locked || err != nil {
+		return err
+	}
 	if r.URL.Query().Has("pg") {
 		return s.serveLessonState(w, r, slug, false)
 	}
@@ -207,6 +210,9 @@ func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
+	if locked, err := s.lessonLocked(w, r, slug, true); locked || err != nil {
+		return err
+	}
 	if r.URL.Query().Has("pg") {
 		return s.serveLessonState(w, r, slug, true)
 	}

@@ -57,13 +57,18 @@ func rowOf(name string) string {
 
 // handEvents counts a learner's hand_raised events in the store.
 func handEvents(t *testing.T, ws *workshopSite, roomID int64, name string) int {
+	return kindEvents(t, ws, roomID, name, workshop.KindHandRaised)
+}
+
+// kindEvents counts a learner's events of one kind in the store.
+func kindEvents(t *testing.T, ws *workshopSite, roomID int64, name string, kind workshop.Kind) int {
 	t.Helper()
 	ls, _ := ws.store.Learners(t.Context(), roomID)
 	evs, _ := ws.store.Events(t.Context(), roomID, 0, false, 10000)
 	n := 0
 	for _, l := range ls {
 		for _, e := range evs {
-			if l.Name == name && e.LearnerID == l.ID && e.Kind == workshop.KindHandRaised {
+			if l.Name == name && e.LearnerID == l.ID && e.Kind == kind {
 				n++
 			}
 		}
@@ -128,6 +133,34 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	t.Logf("the class view showed Ada's pass %v after her page did", time.Since(passedAt))
 
 	step("Ada passed")
+	// Bob fails it: the class view offers his counterexample to show the class.
+	bob := learners["Bob"]
+	run(t, bob, chromedp.Navigate(base+lessonPath(spec.Lesson)+"#ex-"+spec.ID))
+	exWait(t, bob, "the editor", `document.querySelector('`+sel+` textarea')`)
+	exClick(t, bob, sel+` [data-testid="exercise-check"]`)
+	exWait(t, bob, "the counterexample", exResultState(spec.ID)+` === "fail"`)
+	if err := poll(instructor, `!!document.querySelector('[data-testid="ws-show-class"]')`); err != nil {
+		t.Fatalf("the class view offers no counterexample to show: %v", err)
+	}
+	projector, closeProjector := chromedp.NewContext(instructor) // another tab, for the projector
+	show := eval[string](t, instructor, `document.querySelector('[data-testid="ws-show-class"]').href`)
+	run(t, projector, chromedp.Navigate(show))
+	waitFor(t, projector, `[data-testid="pg-verdict"][data-handler="`+learnerHandlerName+`"]`)
+	closeProjector()
+	// Lessons opened, quizzes answered and goals met reach the server;
+	// a page marks a met goal with data-goal-met or the idemlab:goal event.
+	eval[bool](t, bob, `document.querySelector("ol.quiz > li > details").open = true, true`)
+	eval[bool](t, bob, `document.dispatchEvent(new CustomEvent("idemlab:goal", {detail: {goal: "first-duplicate"}})), true`)
+	eval[bool](t, bob, `(() => { const m = document.createElement("span"); m.dataset.goal = "second-goal"; document.body.appendChild(m); m.dataset.goalMet = ""; return true })()`)
+	eval[bool](t, bob, `document.dispatchEvent(new CustomEvent("idemlab:goal", {detail: {goal: "first-duplicate"}})), true`) // again: sent once
+	if err := poll(bob, `JSON.parse(localStorage.getItem("idemlab.workshop.queue") || "[]").length === 0`); err != nil {
+		t.Fatalf("Bob's events did not drain: %v", err)
+	}
+	for kind, want := range map[workshop.Kind]int{workshop.KindLessonOpened: 1, workshop.KindQuizAnswered: 1, workshop.KindGoalReached: 2, workshop.KindExerciseChecked: 1} {
+		if n := kindEvents(t, ws, room.ID, "Bob", kind); n != want {
+			t.Errorf("Bob's %s events: %d, want %d", kind, n, want)
+		}
+	}
 	// Bob raises his hand: he comes first.
 	click(t, learners["Bob"], `[data-testid="ws-banner-hand"]`)
 	if err := poll(instructor, `document.querySelector('[data-testid="ws-row"] [data-testid="ws-row-name"]').textContent === "Bob"`); err != nil {
@@ -142,6 +175,10 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 		waitFor(t, learners[name], `[data-testid="ws-banner"]`)
 	}
 	time.Sleep(500 * time.Millisecond) // the pages' streams connect (they would resume anyway)
+	// Every playground with a script form is re-run; its handlers that held
+	// are the ones that may survive.
+	okBefore := eval[[][3]string](t, learners["Ada"], `[...document.querySelectorAll('[data-pg]')].filter(f => f.querySelector('[data-testid="pg-script-form"]')).flatMap(f =>
+		[...f.querySelectorAll('[data-testid="pg-verdict"][data-verdict="ok"]')].map(v => [f.id, v.dataset.handler, f.dataset.script]))`)
 	click(t, instructor, `[data-testid="ws-chaos"][data-fault="duplicate"]`)
 	waitFor(t, instructor, `[data-testid="ws-class"]`)
 	for _, name := range names {
@@ -160,6 +197,15 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	}
 
 	step("chaos reached all")
+	// Each page reports which of its handlers that held still hold.
+	reran := fmt.Sprintf(`%s.filter(([fig, , script]) => document.getElementById(fig).dataset.script !== script)`, mustJSON(okBefore))
+	ran := eval[int](t, learners["Ada"], reran+`.length`)
+	stillOK := eval[int](t, learners["Ada"], reran+`.filter(([fig, h]) => document.querySelector('#' + fig + ' [data-testid="pg-verdict"][data-handler="' + h + '"]').dataset.verdict === "ok").length`)
+	wantSurvivors := fmt.Sprintf(`(s => s && s.dataset.ran === "%d" && s.dataset.survived === "%d")(document.querySelector('[data-testid="ws-chaos-survivors"]'))`, 3*ran, 3*stillOK)
+	if err := poll(instructor, wantSurvivors); err != nil || ran == 0 {
+		t.Errorf("the class view's chaos survivors: %q, want %d of %d (%v)", eval[string](t, instructor, `(document.querySelector('[data-testid="ws-chaos-survivors"]') || {}).textContent || ""`), 3*stillOK, 3*ran, err)
+	}
+	t.Logf("chaos: %d handlers per page re-ran, %d survived", ran, stillOK)
 	// Cy goes offline and raises a hand: the event waits in her browser,
 	// then arrives once when she is back.
 	cy := learners["Cy"]
@@ -206,4 +252,12 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	for _, e := range browsertest.PageErrors(instructor) {
 		t.Errorf("page error: %s", e)
 	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

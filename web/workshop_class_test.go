@@ -111,3 +111,70 @@ func TestWorkshop_ChaosSurvivorsAreCounted(t *testing.T) {
 		t.Errorf("survivors: %s of %s, %q; want 2 of 3", got.AttrOr("data-survived", ""), got.AttrOr("data-ran", ""), strings.TrimSpace(got.Text()))
 	}
 }
+
+func TestWorkshop_OpenUpToLocksLaterLessonsForTheRoomOnly(t *testing.T) {
+	ws := newWorkshopSite(t, nil)
+	inst := ws.instructor(t)
+	id, code := ws.createRoom(t, inst, "form-key-room-1")
+	room, _ := ws.store.Room(t.Context(), id)
+	if len(room.Lessons) != 2 {
+		t.Fatalf("room lessons %v", room.Lessons)
+	}
+	first, second := room.Lessons[0], room.Lessons[1]
+	ada, outsider := ws.join(t, code, "Ada"), ws.client(t)
+	pace := func(key, mode, n string) {
+		resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {key}, "kind": {"pace"}, "mode": {mode}, "lesson": {n}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("pace %s %s: %d %s", mode, n, resp.StatusCode, readBody(t, resp))
+		}
+	}
+	locked := func(c *http.Client, path string) bool {
+		t.Helper()
+		resp := get(t, c, ws.srv.URL+path)
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+		isLocked := doc.Find(testID("ws-locked")).Length() == 1
+		if isLocked == (doc.Find(testID("lesson-body")).Length() == 1) {
+			t.Fatalf("%s: a lock page shows no lesson, a lesson no lock", path)
+		}
+		if isLocked && resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: a lock page is Cache-Control %q, want no-store", path, resp.Header.Get("Cache-Control"))
+		}
+		return isLocked
+	}
+	if locked(ada, lessonPath(second)) {
+		t.Error("locked before any pace push")
+	}
+	pace("form-key-pace-1", workshop.PaceOpen, "1")
+	if !locked(ada, lessonPath(second)) || !locked(ada, lessonPath(second)+"?pg=pg-1") {
+		t.Error("open up to lesson 1 leaves lesson 2 open to the room")
+	}
+	if locked(ada, lessonPath(first)) || locked(outsider, lessonPath(second)) {
+		t.Error("lesson 1, or lesson 2 for someone outside the room, is locked")
+	}
+	// In an embed the learner's token travels in the URL, and so do the lock page's links.
+	var token string
+	for _, c := range ada.Jar.Cookies(mustURL(t, ws.srv.URL)) {
+		if c.Name == learnerCookie {
+			token = c.Value
+		}
+	}
+	resp := get(t, ws.client(t), ws.srv.URL+"/embed"+lessonPath(second)+"?ws="+token)
+	if body := readBody(t, resp); !strings.Contains(body, `data-testid="ws-locked"`) || !strings.Contains(body, lessonPath(first)+"?ws="+token) {
+		t.Errorf("the embedded lesson is not locked, or its link loses the token")
+	}
+	pace("form-key-pace-2", workshop.PaceGoto, "2")
+	if locked(ada, lessonPath(second)) {
+		t.Error("everyone to lesson 2 leaves it locked")
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

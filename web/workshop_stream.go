@@ -223,6 +223,9 @@ type pushJSON struct {
 	Lesson      int           `json:"lesson,omitempty"`
 	LessonTitle string        `json:"lesson_title,omitempty"`
 	LessonURL   string        `json:"lesson_url,omitempty"`
+	// Closed are the room's lessons an "open up to" push locks: a page
+	// showing one of them reloads, and the server shows the lock.
+	Closed []string `json:"closed,omitempty"`
 	Exercise    string        `json:"exercise,omitempty"`
 	Seconds     int           `json:"seconds,omitempty"`
 	Ends        string        `json:"ends,omitempty"`
@@ -231,11 +234,14 @@ type pushJSON struct {
 	Line        string        `json:"line,omitempty"`
 }
 
-func (s *Server) pushView(e workshop.Event) pushJSON {
+func (s *Server) pushView(room workshop.Room, e workshop.Event) pushJSON {
 	p := pushJSON{ID: e.ID, Kind: e.Kind}
 	switch e.Kind {
 	case workshop.KindPace:
 		p.Mode, p.Lesson = e.Detail, e.Number
+		if e.Detail == workshop.PaceOpen && e.Number < len(room.Lessons) {
+			p.Closed = room.Lessons[max(e.Number, 0):]
+		}
 		p.LessonTitle = s.lessonTitler()(e.Lesson)
 		p.LessonURL = s.base + lessonPath(e.Lesson)
 	case workshop.KindCountdown:
@@ -280,7 +286,7 @@ func (s *Server) serveLearnerStream(w http.ResponseWriter, r *http.Request) erro
 				return nil
 			}
 			for _, e := range evs {
-				data, err := json.Marshal(s.pushView(e))
+				data, err := json.Marshal(s.pushView(room, e))
 				if err != nil {
 					return err
 				}

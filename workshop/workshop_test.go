@@ -322,3 +322,29 @@ func TestClass_ChaosSurvivorsCountTheLastPushOnly(t *testing.T) {
 		t.Errorf("after push 6: %d of %d survived, want 0 of 1", s, n)
 	}
 }
+
+func TestOpenLessons_PaceLocksLaterLessons(t *testing.T) {
+	room := workshop.Room{Lessons: []string{"l1", "l2", "l3", "l4"}}
+	pace := func(mode string, n int) workshop.Event {
+		return workshop.Event{Kind: workshop.KindPace, Detail: mode, Number: n}
+	}
+	for _, tc := range []struct {
+		name   string
+		pushes []workshop.Event
+		open   int
+	}{
+		{"no pace: all open", nil, 4},
+		{"a goto alone locks nothing", []workshop.Event{pace(workshop.PaceGoto, 2)}, 4},
+		{"open up to 2", []workshop.Event{pace(workshop.PaceOpen, 2), {Kind: workshop.KindChaos, Detail: "replay"}}, 2},
+		{"a later goto opens up to its lesson", []workshop.Event{pace(workshop.PaceOpen, 1), pace(workshop.PaceGoto, 3)}, 3},
+		{"a goto back keeps what is open", []workshop.Event{pace(workshop.PaceOpen, 3), pace(workshop.PaceGoto, 1)}, 3},
+		{"the last open wins", []workshop.Event{pace(workshop.PaceOpen, 3), pace(workshop.PaceOpen, 1)}, 1},
+	} {
+		if got := workshop.OpenLessons(room, tc.pushes); got != tc.open {
+			t.Errorf("%s: %d open, want %d", tc.name, got, tc.open)
+		}
+	}
+	if !workshop.LessonLocked(room, 2, "l3") || workshop.LessonLocked(room, 2, "l2") || workshop.LessonLocked(room, 0, "not-in-the-room") {
+		t.Error("LessonLocked: want l3 locked, l2 open, a lesson outside the room open")
+	}
+}
