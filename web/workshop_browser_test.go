@@ -198,6 +198,9 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 
 	step("chaos reached all")
 	// Each page reports which of its handlers that held still hold.
+	if err := poll(learners["Ada"], `document.querySelectorAll('[data-pg][aria-busy="true"]').length === 0`); err != nil {
+		t.Fatalf("Ada's playgrounds are still re-running: %v", err)
+	}
 	reran := fmt.Sprintf(`%s.filter(([fig, , script]) => document.getElementById(fig).dataset.script !== script)`, mustJSON(okBefore))
 	ran := eval[int](t, learners["Ada"], reran+`.length`)
 	stillOK := eval[int](t, learners["Ada"], reran+`.filter(([fig, h]) => document.querySelector('#' + fig + ' [data-testid="pg-verdict"][data-handler="' + h + '"]').dataset.verdict === "ok").length`)

@@ -225,13 +225,13 @@ type pushJSON struct {
 	LessonURL   string        `json:"lesson_url,omitempty"`
 	// Closed are the room's lessons an "open up to" push locks: a page
 	// showing one of them reloads, and the server shows the lock.
-	Closed []string `json:"closed,omitempty"`
-	Exercise    string        `json:"exercise,omitempty"`
-	Seconds     int           `json:"seconds,omitempty"`
-	Ends        string        `json:"ends,omitempty"`
-	Fault       string        `json:"fault,omitempty"`
-	Label       string        `json:"label,omitempty"`
-	Line        string        `json:"line,omitempty"`
+	Closed   []string `json:"closed,omitempty"`
+	Exercise string   `json:"exercise,omitempty"`
+	Seconds  int      `json:"seconds,omitempty"`
+	Ends     string   `json:"ends,omitempty"`
+	Fault    string   `json:"fault,omitempty"`
+	Label    string   `json:"label,omitempty"`
+	Line     string   `json:"line,omitempty"`
 }
 
 func (s *Server) pushView(room workshop.Room, e workshop.Event) pushJSON {
