@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"idemlab/workshop"
 )
@@ -36,9 +35,13 @@ const learnerTokenParam = "ws"
 
 // workshopState is the server's workshop mode, nil when it is off.
 type workshopState struct {
-	svc    *workshop.Service
-	key    []byte
-	joins  *clientLimiter
+	svc *workshop.Service
+	key []byte
+	// joins limits wrong join codes per client with the server's one
+	// mechanism, a token bucket (ratelimit.go): only a wrong code takes a
+	// token, so a class behind one address joins freely, and a guesser
+	// gets WrongCodesPerMinute tries at once, then one every 60/N seconds.
+	joins  *rateLimiter
 	secure bool
 }
 
@@ -56,7 +59,7 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	return &workshopState{
 		svc:    cfg.Service,
 		key:    []byte(cfg.InstructorKey),
-		joins:  newClientLimiter(perMinute, time.Minute),
+		joins:  newRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
 		secure: strings.HasPrefix(publicURL, "https://"),
 	}, nil
 }
