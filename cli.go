@@ -24,8 +24,8 @@ Usage:
                             check a handler script (FILE, or - for stdin) against an exercise
   idemlab scenarios         list the built-in scenarios
   idemlab handlers          list the built-in handlers
-  idemlab backup [-data DIR] FILE
-                            copy the workshop database to FILE, safely while a server runs
+  idemlab backup [-data DIR | -database URL] FILE
+                            copy the workshop store to FILE, safely while servers run
   idemlab version           print the version
   idemlab load [-target URL] [-learners N] [-duration D] [-expensive N] [-closed-loop D]
                             play virtual learners against a server on this machine and measure it

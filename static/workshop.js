@@ -506,5 +506,11 @@
     flush();
   }
 
-  start();
+  // Loaded by theme.js on pages outside the workshop's own, this may run
+  // before the page is parsed.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
 })();

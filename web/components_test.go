@@ -164,11 +164,11 @@ func TestPage_LayoutParts(t *testing.T) {
 	if got := doc.Find(testID("version")).Text(); got != "Version 1.2.3" {
 		t.Errorf("version = %q", got)
 	}
-	// theme.js must run before first paint (no defer/async), app.js,
-	// exercise.js and workshop.js deferred.
+	// theme.js must run before first paint (no defer/async), app.js and
+	// exercise.js deferred; workshop.js only on workshop pages.
 	scripts := doc.Find("head script")
-	if scripts.Length() != 4 {
-		t.Fatalf("%d scripts in head, want 4", scripts.Length())
+	if scripts.Length() != 3 {
+		t.Fatalf("%d scripts in head, want 3", scripts.Length())
 	}
 	if _, deferred := scripts.Eq(0).Attr("defer"); deferred || !strings.Contains(scripts.Eq(0).AttrOr("src", ""), "/theme.") {
 		t.Error("theme.js must come first and load synchronously")
@@ -177,13 +177,31 @@ func TestPage_LayoutParts(t *testing.T) {
 		t.Error("app.js must be deferred")
 	}
 	if _, deferred := scripts.Eq(2).Attr("defer"); !deferred || !strings.Contains(scripts.Eq(2).AttrOr("src", ""), "/exercise.") {
-		t.Error("exercise.js must come third, deferred")
-	}
-	if _, deferred := scripts.Eq(3).Attr("defer"); !deferred || !strings.Contains(scripts.Eq(3).AttrOr("src", ""), "/workshop.") {
-		t.Error("workshop.js must come last, deferred")
+		t.Error("exercise.js must come last, deferred")
 	}
 	if got := doc.Find("html").AttrOr("lang", ""); got != "en" {
 		t.Errorf("lang = %q", got)
+	}
+}
+
+func TestPageHead_WorkshopAssetsOnlyWhereNeeded(t *testing.T) {
+	head := func(v *siteView, section string) (workshopJS, workshopCSS, named bool) {
+		doc := render(t, templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+			return page(v, pageMeta{title: "T", section: section}).Render(templ.WithChildren(ctx, templ.Raw(`<main id="main">x</main>`)), w)
+		}))
+		meta := doc.Find(`meta[name="idemlab-workshop"]`)
+		named = meta.Length() == 1 && meta.AttrOr("content", "") == v.assets.URL("workshop.js") && meta.AttrOr("data-css", "") == v.assets.URL("workshop.css")
+		return doc.Find(`script[src*="/workshop."]`).Length() == 1, doc.Find(`link[href*="/workshop."]`).Length() == 1, named
+	}
+	v := testView(t)
+	for _, on := range []bool{false, true} {
+		v.workshop = on
+		if js, css, named := head(v, "lesson"); js || css || named != on {
+			t.Errorf("workshop mode %v, a lesson: workshop.js %v, workshop.css %v, named for a room's browser %v", on, js, css, named)
+		}
+		if js, css, named := head(v, "workshop"); !js || !css || named {
+			t.Errorf("workshop mode %v, a workshop page: workshop.js %v, workshop.css %v, named %v; want both loaded", on, js, css, named)
+		}
 	}
 }
 

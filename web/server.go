@@ -402,7 +402,7 @@ func (c *capturedResponse) WriteHeader(status int) {
 
 // render pre-renders every page of a course.
 func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
-	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course}
+	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course, workshop: s.workshop != nil}
 	site := &renderedSite{
 		view:    view,
 		lessons: make(map[string]*payload, len(course.Lessons)),

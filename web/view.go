@@ -24,6 +24,9 @@ type siteView struct {
 	version string
 	assets  *assetSet
 	course  *lessons.Course
+	// workshop: workshop mode is on, so pages name the workshop assets
+	// for a browser in a room (see pageHead).
+	workshop bool
 }
 
 // path turns a site path ("/lessons/x") into the href to print.

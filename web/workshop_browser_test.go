@@ -117,6 +117,21 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	}
 
 	step("three joined")
+	// Workshop assets load in a room's browser only.
+	outsider, closeOutsider := chromedp.NewContext(instructor, chromedp.WithNewBrowserContext())
+	fetchedWorkshop := `performance.getEntriesByType("resource").some(e => e.name.includes("/static/workshop."))`
+	for who, ctx := range map[string]context.Context{"an outsider": outsider, "Cy": learners["Cy"]} {
+		run(t, ctx, chromedp.Navigate(base+lessonPath(lostAckSlug)))
+		waitFor(t, ctx, `#pg-1[data-script]`)
+		inRoom := who == "Cy"
+		if inRoom {
+			waitFor(t, ctx, `[data-testid="ws-banner"]`)
+		}
+		if got := eval[bool](t, ctx, fetchedWorkshop); got != inRoom {
+			t.Errorf("%s's lesson page fetched the workshop's assets: %v, want %v", who, got, inRoom)
+		}
+	}
+	closeOutsider()
 	// Ada passes an exercise; the class view shows it.
 	spec := builtinExercise(t, "dedupe-credit")
 	ada := learners["Ada"]
