@@ -61,8 +61,8 @@ func TestWorkshop_ShowItToTheClassOpensTheCounterexample(t *testing.T) {
 	}
 	doc := ws.classDoc(t, inst, id)
 	group := doc.Find(testID("ws-counterexample"))
-	if group.Length() != 1 || group.Find(testID("ws-counterexample-count")).Text() != "2" {
-		t.Fatalf("counterexamples: %d groups, %q learners; want one group of 2", group.Length(), group.Find(testID("ws-counterexample-count")).Text())
+	if count := group.Find(testID("ws-counterexample-count")); group.Length() != 1 || count.AttrOr("data-learners", "") != "2" || count.Text() != "2 learners" {
+		t.Fatalf("counterexamples: %d groups, %q; want one group of 2 learners", group.Length(), count.Text())
 	}
 	show := group.Find(testID("ws-show-class")).AttrOr("href", "")
 	u, err := url.Parse(show)
