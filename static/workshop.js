@@ -62,11 +62,16 @@
 
   // ---------- The instructor's class view ----------
 
-  function followClass(main) {
+  // followClass keeps the table live. A feed opened again after an error
+  // status resumes after the last event it had (?after=, as an
+  // EventSource's own reconnect sends Last-Event-ID), so it gets only what
+  // changed meanwhile.
+  function followClass(main, after) {
     var rows = main.querySelector("[data-testid=ws-rows]");
     var summary = document.getElementById("ws-summary");
-    var source = new EventSource(main.getAttribute("data-stream"));
-    reopenWhenClosed(source, function () { followClass(main); });
+    var last = after || "";
+    var source = new EventSource(main.getAttribute("data-stream") + (last ? "?after=" + encodeURIComponent(last) : ""));
+    reopenWhenClosed(source, function () { followClass(main, last); });
     source.addEventListener("row", function (ev) {
       var tpl = document.createElement("tbody");
       tpl.innerHTML = ev.data; // our own server's templ-escaped markup
@@ -85,6 +90,9 @@
     });
     source.addEventListener("summary", function (ev) {
       summary.innerHTML = ev.data;
+      if (ev.lastEventId) {
+        last = ev.lastEventId;
+      }
     });
   }
 
