@@ -300,6 +300,9 @@ func sharedPlaygroundQuery(text string) (string, error) {
 	if err != nil {
 		return "", &playground.InputError{Field: "playground", Msg: err.Error()}
 	}
+	if len(s.events) == 0 {
+		return "", &playground.InputError{Field: "playground", Msg: "a counterexample's script has events; this one has none"}
+	}
 	s.at, s.to = -1, ""
 	return place.query(s), nil
 }

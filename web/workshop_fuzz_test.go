@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http/httptest"
 	"net/url"
 	"testing"
@@ -51,6 +52,38 @@ func FuzzResumeFrom(f *testing.F) {
 			if we, ok := err.(*serverError); !ok || we.field == "" {
 				t.Fatalf("error %v does not name a field", err)
 			}
+		}
+	})
+}
+
+func FuzzSharedPlaygroundQuery(f *testing.F) {
+	f.Add("scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&handler=%40on+credit%0ASELECT+1%3B")
+	f.Add("scenario=lost-ack&script=deliver&at=3")
+	f.Add("%zz")
+	f.Add("scenario=nope")
+	f.Fuzz(func(t *testing.T, text string) {
+		got, err := sharedPlaygroundQuery(text)
+		if err != nil {
+			var ie *playground.InputError
+			if !errors.As(err, &ie) || ie.Field != "playground" {
+				t.Fatalf("error %v does not name the field", err)
+			}
+			return
+		}
+		again, err := sharedPlaygroundQuery(got)
+		if err != nil || again != got {
+			t.Fatalf("the canonical %q reads back as %q, %v", got, again, err)
+		}
+	})
+}
+
+func FuzzScriptShape(f *testing.F) {
+	f.Add("deliver m2 to B lose-ack; redeliver m2 to B")
+	f.Add("not a script")
+	f.Fuzz(func(t *testing.T, text string) {
+		shape := scriptShape(text)
+		if _, err := playgroundParseScript(text); err == nil && scriptShape(shape) != shape {
+			t.Fatalf("the shape of %q is %q, whose shape is %q", text, shape, scriptShape(shape))
 		}
 	})
 }
