@@ -200,8 +200,10 @@ func learnerRowView(c *workshop.Class, p *workshop.LearnerProgress, order int, n
 	return row
 }
 
-func summaryView(c *workshop.Class, n int, title func(string) string) classSummaryView {
-	sv := classSummaryView{learners: n, where: c.Where(), counterexamples: c.Counterexamples(scriptShape)}
+// summaryView lays out the room's summary; shape groups counterexamples
+// (scriptShape, or a stream's memo of it).
+func summaryView(c *workshop.Class, n int, title, shape func(string) string) classSummaryView {
+	sv := classSummaryView{learners: n, where: c.Where(), counterexamples: c.Counterexamples(shape)}
 	for i := range sv.where {
 		sv.where[i].Lesson = title(sv.where[i].Lesson)
 	}
@@ -253,7 +255,7 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	for _, p := range rows {
 		cv.rows = append(cv.rows, learnerRowView(class, p, order[p.Learner.ID], now, title))
 	}
-	cv.summary = summaryView(class, len(rows), title)
+	cv.summary = summaryView(class, len(rows), title, scriptShape)
 	site := s.site.Load()
 	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: room.Name, section: "workshop"}), classPage(site.view, cv))
 }

@@ -129,6 +129,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	title := s.lessonTitler()
+	shape := memoShape() // the summary goes out with every batch: parse each script once
 	order := make(map[int64]int)
 	sentRank := make(map[int64]int)
 	sendRows := func(ids map[int64]bool, lastID int64) error {
@@ -154,7 +155,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 			}
 		}
 		var buf bytes.Buffer
-		if err := classSummary(s.site.Load().view, summaryView(class, len(order), title)).Render(ctx, &buf); err != nil {
+		if err := classSummary(s.site.Load().view, summaryView(class, len(order), title, shape)).Render(ctx, &buf); err != nil {
 			return err
 		}
 		return stream.send(lastID, "summary", buf.Bytes())
