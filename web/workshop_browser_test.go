@@ -165,13 +165,14 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	// Lessons opened, quizzes answered and goals met reach the server;
 	// a page marks a met goal with data-goal-met or the idemlab:goal event.
 	eval[bool](t, bob, `document.querySelector("ol.quiz > li > details").open = true, true`)
+	eval[bool](t, bob, `document.querySelector('`+sel+` [data-testid="exercise-hint"]').open = true, true`)
 	eval[bool](t, bob, `document.dispatchEvent(new CustomEvent("idemlab:goal", {detail: {goal: "first-duplicate"}})), true`)
 	eval[bool](t, bob, `(() => { const m = document.createElement("span"); m.dataset.goal = "second-goal"; document.body.appendChild(m); m.dataset.goalMet = ""; return true })()`)
 	eval[bool](t, bob, `document.dispatchEvent(new CustomEvent("idemlab:goal", {detail: {goal: "first-duplicate"}})), true`) // again: sent once
 	if err := poll(bob, `JSON.parse(localStorage.getItem("idemlab.workshop.queue") || "[]").length === 0`); err != nil {
 		t.Fatalf("Bob's events did not drain: %v", err)
 	}
-	for kind, want := range map[workshop.Kind]int{workshop.KindLessonOpened: 1, workshop.KindQuizAnswered: 1, workshop.KindGoalReached: 2, workshop.KindExerciseChecked: 1} {
+	for kind, want := range map[workshop.Kind]int{workshop.KindLessonOpened: 1, workshop.KindQuizAnswered: 1, workshop.KindGoalReached: 2, workshop.KindExerciseChecked: 1, workshop.KindHintUsed: 1} {
 		if n := kindEvents(t, ws, room.ID, "Bob", kind); n != want {
 			t.Errorf("Bob's %s events: %d, want %d", kind, n, want)
 		}
