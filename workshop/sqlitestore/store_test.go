@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,39 @@ func TestBackupFile_ConsistentCopyWhileServing(t *testing.T) {
 	defer copyStore.Close()
 	if got, err := copyStore.RoomByCode(t.Context(), room.Code); err != nil || got.ID != room.ID {
 		t.Errorf("the backup's room: %+v, %v", got, err)
+	}
+}
+
+func TestStore_CheckpointsInTheBackground(t *testing.T) {
+	path := filepath.Join(t.TempDir(), sqlitestore.FileName)
+	s, err := sqlitestore.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	room, err := s.CreateRoom(t.Context(), "room-key-0001", workshop.RoomSpec{Name: "R"}, "AAA-AAA", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	for i := range 600 { // well past the 1,000 pages SQLite would checkpoint at in a commit
+		e := workshop.Event{RoomID: room.ID, Kind: workshop.KindChaos, Detail: strings.Repeat("x", 1000), At: time.Now()}
+		if _, _, err := s.Append(t.Context(), workshop.Key("push-key-"+strconv.Itoa(i)), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The commits leave the rows in the WAL; the checkpointer copies them
+	// into the database file within a moment.
+	for deadline := time.Now().Add(10 * time.Second); size() < before+500_000; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file is %d bytes (%d before 600 KB of events): nothing checkpointed it", size(), before)
+		}
 	}
 }
