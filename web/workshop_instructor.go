@@ -249,7 +249,7 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	}
 	rows := class.Rows(now)
 	order := make(map[int64]int)
-	for i, p := range class.Rows(time.Time{}) { // joining order
+	for i, p := range class.Joined() {
 		order[p.Learner.ID] = i
 	}
 	for _, p := range rows {

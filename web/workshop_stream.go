@@ -134,8 +134,8 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 	sentRank := make(map[int64]int)
 	sendRows := func(ids map[int64]bool, lastID int64) error {
 		now := time.Now()
-		for _, p := range class.Rows(time.Time{}) {
-			if _, ok := order[p.Learner.ID]; !ok {
+		if joined := class.Joined(); len(joined) > len(order) { // only joins add learners
+			for _, p := range joined[len(order):] {
 				order[p.Learner.ID] = len(order)
 			}
 		}
@@ -161,7 +161,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 		return stream.send(lastID, "summary", buf.Bytes())
 	}
 	changed := make(map[int64]bool)
-	for _, p := range class.Rows(time.Time{}) {
+	for _, p := range class.Joined() {
 		if !resumed || p.LastEventID > after {
 			changed[p.Learner.ID] = true
 		}

@@ -164,6 +164,15 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 	return p
 }
 
+// Joined lists the learners in joining order.
+func (c *Class) Joined() []*LearnerProgress {
+	rows := make([]*LearnerProgress, len(c.order))
+	for i, id := range c.order {
+		rows[i] = c.learners[id]
+	}
+	return rows
+}
+
 // Learner returns one learner's row, or nil.
 func (c *Class) Learner(id int64) *LearnerProgress { return c.learners[id] }
 
