@@ -390,7 +390,10 @@ func FuzzAdmission_Query(f *testing.F) {
 		req.URL.Path, req.URL.RawQuery = path, query
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code >= 500 {
+		// A run stopped by its wall clock on a loaded machine is "busy,
+		// retry" (503 with Retry-After), a fair answer; any other 5xx is a bug.
+		busy := rec.Code == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") != ""
+		if rec.Code >= 500 && !busy {
 			t.Fatalf("GET %s?%s: status %d: %.300s", path, query, rec.Code, rec.Body.String())
 		}
 	})
