@@ -12,11 +12,11 @@ import (
 	"io/fs"
 )
 
-// FS holds app.js, theme.js, favicon.svg, the exercise editor's
+// FS holds app.js, playground.js, theme.js, favicon.svg, the exercise editor's
 // exercise.css and exercise.js, and workshops' workshop.css and workshop.js
 // at its root, and the site's stylesheet in parts under css/.
 //
-//go:embed app.js theme.js favicon.svg exercise.css exercise.js workshop.css workshop.js css/*.css
+//go:embed app.js playground.js theme.js favicon.svg exercise.css exercise.js workshop.css workshop.js css/*.css
 var FS embed.FS
 
 // Stylesheet is the site's one stylesheet, app.css: the parts under css/

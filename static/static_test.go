@@ -40,7 +40,7 @@ func TestFS_NothingLoadsFromTheInternet(t *testing.T) {
 }
 
 func TestFS_HasTheFilesTheLayoutLinks(t *testing.T) {
-	for _, name := range []string{"app.js", "theme.js", "favicon.svg", "exercise.css", "exercise.js"} {
+	for _, name := range []string{"app.js", "playground.js", "theme.js", "favicon.svg", "exercise.css", "exercise.js"} {
 		if _, err := fs.Stat(FS, name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -164,11 +164,12 @@ func TestPage_LayoutParts(t *testing.T) {
 	if got := doc.Find(testID("version")).Text(); got != "Version 1.2.3" {
 		t.Errorf("version = %q", got)
 	}
-	// theme.js must run before first paint (no defer/async), app.js and
-	// exercise.js deferred; workshop.js only on workshop pages.
+	// theme.js must run before first paint (no defer/async), app.js,
+	// playground.js (after app.js, whose helpers it uses) and exercise.js
+	// deferred; workshop.js only on workshop pages.
 	scripts := doc.Find("head script")
-	if scripts.Length() != 3 {
-		t.Fatalf("%d scripts in head, want 3", scripts.Length())
+	if scripts.Length() != 4 {
+		t.Fatalf("%d scripts in head, want 4", scripts.Length())
 	}
 	if _, deferred := scripts.Eq(0).Attr("defer"); deferred || !strings.Contains(scripts.Eq(0).AttrOr("src", ""), "/theme.") {
 		t.Error("theme.js must come first and load synchronously")
@@ -176,7 +177,10 @@ func TestPage_LayoutParts(t *testing.T) {
 	if _, deferred := scripts.Eq(1).Attr("defer"); !deferred {
 		t.Error("app.js must be deferred")
 	}
-	if _, deferred := scripts.Eq(2).Attr("defer"); !deferred || !strings.Contains(scripts.Eq(2).AttrOr("src", ""), "/exercise.") {
+	if _, deferred := scripts.Eq(2).Attr("defer"); !deferred || !strings.Contains(scripts.Eq(2).AttrOr("src", ""), "/playground.") {
+		t.Error("playground.js must come right after app.js, deferred")
+	}
+	if _, deferred := scripts.Eq(3).Attr("defer"); !deferred || !strings.Contains(scripts.Eq(3).AttrOr("src", ""), "/exercise.") {
 		t.Error("exercise.js must come last, deferred")
 	}
 	if got := doc.Find("html").AttrOr("lang", ""); got != "en" {

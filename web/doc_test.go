@@ -57,7 +57,7 @@ func TestDocCatalogue_MatchesTheTemplates(t *testing.T) {
 		}
 	}
 
-	for _, script := range []string{"app.js", "workshop.js"} {
+	for _, script := range []string{"app.js", "playground.js", "workshop.js"} {
 		js, err := os.ReadFile(filepath.Join("..", "static", script))
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,375 @@
+// Idemlab: the live playground. Every playground control is a link or a
+// GET form to the next state, so the playground works without this file;
+// with it, a click swaps the playground in place (see pgSwap).
+//
+// Loaded with `defer` after app.js, whose announce and copyText it uses
+// (window.idemlab).
+(function () {
+  "use strict";
+
+  var shared = window.idemlab;
+  if (!shared) {
+    return;
+  }
+  var announce = shared.announce;
+  var copyText = shared.copyText;
+
+  // Every playground control is a link or a GET form to the next state, so
+  // the page works without this. With it, a click fetches only the
+  // playground (?fragment=1), swaps it in place, pushes the URL (Back is
+  // undo), and keeps the scroll position, the focus and open panels.
+  function pgFocusKey(el) {
+    if (!el || !el.closest) {
+      return "";
+    }
+    var owner = el.closest("[data-message], [data-worker], [data-event]");
+    var where = owner ? owner.getAttribute("data-message") || owner.getAttribute("data-worker") || owner.getAttribute("data-event") : "";
+    // The title, not the text: a shortcut hint (<kbd>) moves between controls.
+    return where + "|" + (el.getAttribute("data-testid") || "") + "|" + (el.getAttribute("title") || (el.textContent || "").trim());
+  }
+
+  function pgRefocus(fig, key, testid) {
+    var candidates = fig.querySelectorAll("a[href], button, summary");
+    for (var i = 0; i < candidates.length; i++) {
+      if (pgFocusKey(candidates[i]) === key) {
+        candidates[i].focus({ preventScroll: true });
+        return;
+      }
+    }
+    var same = testid && fig.querySelector("a[data-testid='" + testid + "']");
+    if (same) {
+      same.focus({ preventScroll: true });
+      return;
+    }
+    fig.setAttribute("tabindex", "-1");
+    fig.focus({ preventScroll: true });
+  }
+
+  // A rejected script puts the caret on the line the error names; any
+  // other rejected input focuses the message.
+  function pgFocusProblem(fig, problem) {
+    var area = fig.querySelector("textarea[aria-invalid='true']");
+    if (!area) {
+      problem.focus({ preventScroll: true });
+      return;
+    }
+    var line = parseInt(area.getAttribute("data-error-line"), 10) || 0;
+    var start = 0;
+    var lines = area.value.split("\n");
+    for (var i = 0; i < line - 1 && i < lines.length; i++) {
+      start += lines[i].length + 1;
+    }
+    area.focus({ preventScroll: true });
+    if (line > 0 && line <= lines.length) {
+      area.setSelectionRange(start, start + lines[line - 1].length);
+    }
+  }
+
+  function pgScrollToCursor(fig) {
+    var scroller = fig.querySelector(".pg-scroll");
+    var band = scroller && scroller.querySelector(".dg-band.is-current rect");
+    if (!band || scroller.scrollHeight <= scroller.clientHeight) {
+      return;
+    }
+    var y = parseFloat(band.getAttribute("y")) || 0;
+    var h = parseFloat(band.getAttribute("height")) || 0;
+    if (y < scroller.scrollTop || y + h > scroller.scrollTop + scroller.clientHeight) {
+      scroller.scrollTop = Math.max(0, y + h - scroller.clientHeight + 12);
+    }
+  }
+
+  function pgSwap(fig, url, push, focus) {
+    var fetchURL = new URL(url.href);
+    if (fig.id !== "playground" && !fetchURL.searchParams.has("pg")) {
+      // A lesson URL without ?pg= shows every block at its start.
+      fetchURL = new URL(fig.getAttribute("data-home"), window.location.href);
+    }
+    fetchURL.searchParams.set("fragment", "1");
+    fetchURL.hash = "";
+    fig.setAttribute("aria-busy", "true");
+    var top = fig.getBoundingClientRect().top;
+    var events = fig.querySelector(".pg-events");
+    var eventsLeft = events ? events.scrollLeft : 0;
+    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel, details.pg-steps, details.pg-disclosure"), function (d) {
+      return d.open;
+    });
+    var before = fig.querySelector("[data-announce]");
+    var beforeText = before ? before.textContent : "";
+    // Focus inside the old figure is lost when it is replaced: keep it in
+    // the playground (the same control, else the figure itself).
+    var hadFocus = fig.contains(document.activeElement);
+    return fetch(fetchURL.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) {
+        // 400 is the playground with the learner's mistake shown in place;
+        // 422, the run stopped at its budget, the playground saying so:
+        // both are swapped in like any state.
+        var rejected = resp.status === 400;
+        if (!resp.ok && !rejected && resp.status !== 422) {
+          throw new Error("status " + resp.status);
+        }
+        var finalURL = new URL(resp.url || fetchURL.href);
+        finalURL.searchParams.delete("fragment");
+        if (!url.searchParams.has("pg") && fig.id !== "playground") {
+          finalURL = url; // the lesson itself: every block at its start
+        }
+        return resp.text().then(function (html) {
+          return { html: html, url: finalURL, rejected: rejected };
+        });
+      })
+      .then(function (r) {
+        var tpl = document.createElement("template");
+        tpl.innerHTML = r.html.trim();
+        var next = tpl.content.firstElementChild;
+        if (!next || !next.hasAttribute("data-pg")) {
+          throw new Error("not a playground");
+        }
+        next.querySelectorAll("details.pg-panel, details.pg-steps, details.pg-disclosure").forEach(function (d, i) {
+          if (i < panels.length) {
+            d.open = panels[i];
+          }
+        });
+        var wasSwapped = fig.hasAttribute("data-swapped");
+        fig.replaceWith(next);
+        var nextEvents = next.querySelector(".pg-events");
+        if (nextEvents) {
+          nextEvents.scrollLeft = eventsLeft;
+        }
+        window.scrollBy({ top: next.getBoundingClientRect().top - top, behavior: "instant" });
+        var target = r.url.pathname + r.url.search + (next.id !== "playground" ? "#" + next.id : "");
+        var atHome = next.id !== "playground" && !r.url.searchParams.has("pg");
+        if (r.rejected) {
+          // The URL stays the last good state's: nothing to push.
+          atHome = !wasSwapped;
+        } else if (push) {
+          window.history.pushState({ pg: next.id }, "", target);
+        }
+        if (!atHome) {
+          next.setAttribute("data-swapped", "true");
+        }
+        enhancePlayground(next, true);
+        var problem = next.querySelector("[data-testid='pg-problem']");
+        if (r.rejected && problem) {
+          pgFocusProblem(next, problem);
+        } else if (focus) {
+          pgRefocus(next, focus.key, focus.testid);
+        } else if (hadFocus) {
+          pgRefocus(next, "", "");
+        }
+        var after = next.querySelector("[data-announce]");
+        if (after && after.textContent !== beforeText) {
+          announce(after.textContent);
+        }
+        return next;
+      })
+      .catch(function () {
+        // The server explains what went wrong (a 400 page) on a full load.
+        window.location.assign(url.href);
+      });
+  }
+
+  // The Embed button links to the oEmbed answer for this state; with
+  // JavaScript it copies that answer's snippet (iframe and resize script).
+  function pgCopyEmbed(el) {
+    fetch(el.href, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("status " + resp.status);
+        }
+        return resp.json();
+      })
+      .then(function (answer) {
+        return copyText(answer.html).then(
+          function () {
+            el.setAttribute("data-copied", "true");
+            announce("Embed code copied");
+            window.setTimeout(function () {
+              el.removeAttribute("data-copied");
+            }, 2000);
+          },
+          function () {
+            window.prompt("Copy this embed code:", answer.html);
+          }
+        );
+      })
+      .catch(function () {
+        window.location.assign(el.href);
+      });
+  }
+
+  // Undo is the browser's Back, but only back to a state this page pushed:
+  // on the state a visitor arrived at, Back would leave the playground.
+  function pgCanUndo() {
+    return !!(window.history.state && window.history.state.pg);
+  }
+
+  function pgUndo() {
+    if (pgCanUndo()) {
+      window.history.back();
+    } else {
+      announce("Nothing to undo: this is the state you opened.");
+    }
+  }
+
+  function enhancePlayground(fig, swapped) {
+    fig.querySelectorAll("[data-undo]").forEach(function (b) {
+      b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
+    });
+    if (swapped) {
+      pgScrollToCursor(fig); // never on arrival: the diagram starts at its top
+    }
+    var events = fig.querySelector(".pg-events");
+    var current = events && events.querySelector(".is-current");
+    if (current && events.scrollWidth > events.clientWidth) {
+      var left = current.offsetLeft - events.offsetLeft;
+      if (left < events.scrollLeft || left + current.offsetWidth > events.scrollLeft + events.clientWidth) {
+        events.scrollLeft = Math.max(0, left - events.clientWidth / 2);
+      }
+    }
+    // Inside an iframe, controls stay in the frame; other links leave it.
+    fig.querySelectorAll("a[href]").forEach(function (a) {
+      if (!a.hasAttribute("data-no-swap")) {
+        a.removeAttribute("target");
+      }
+    });
+  }
+
+  function currentPlayground(target) {
+    var fig = target && target.closest ? target.closest("[data-pg]") : null;
+    if (fig) {
+      return fig;
+    }
+    // On the full-size and embedded playground pages, keys need no focus.
+    var all = document.querySelectorAll("[data-pg]");
+    if (all.length === 1 && all[0].id === "playground") {
+      return all[0];
+    }
+    return null;
+  }
+
+  function initPlaygrounds() {
+    var figures = document.querySelectorAll("[data-pg]");
+    if (figures.length === 0 || !window.fetch || !window.history.pushState || !window.URL) {
+      return;
+    }
+    figures.forEach(function (fig) {
+      enhancePlayground(fig, false);
+    });
+
+    document.addEventListener("click", function (event) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      var el = event.target.closest ? event.target.closest("a[href], button[data-undo]") : null;
+      var fig = el && el.closest("[data-pg]");
+      if (!fig) {
+        return;
+      }
+      if (el.hasAttribute("data-undo")) {
+        pgUndo();
+        return;
+      }
+      if (el.hasAttribute("data-embed")) {
+        event.preventDefault();
+        pgCopyEmbed(el);
+        return;
+      }
+      if (el.hasAttribute("data-no-swap")) {
+        return;
+      }
+      if (el.hasAttribute("data-permalink")) {
+        event.preventDefault();
+        copyText(el.href).then(
+          function () {
+            el.setAttribute("data-copied", "true");
+            announce("Link to this state copied");
+            window.setTimeout(function () {
+              el.removeAttribute("data-copied");
+            }, 2000);
+          },
+          function () {
+            window.prompt("Copy this link:", el.href);
+          }
+        );
+        return;
+      }
+      var url = new URL(el.href, window.location.href);
+      if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) {
+        return;
+      }
+      event.preventDefault();
+      pgSwap(fig, url, true, { key: pgFocusKey(el), testid: el.getAttribute("data-testid") });
+    });
+
+    document.addEventListener("submit", function (event) {
+      var form = event.target;
+      var fig = form.closest ? form.closest("[data-pg]") : null;
+      if (!fig || (form.getAttribute("method") || "get").toLowerCase() !== "get" || event.defaultPrevented) {
+        return;
+      }
+      event.preventDefault();
+      var url = new URL(form.getAttribute("action") || window.location.pathname, window.location.href);
+      url.search = new URLSearchParams(new FormData(form)).toString();
+      var submit = form.querySelector("[type=submit]");
+      pgSwap(fig, url, true, submit ? { key: pgFocusKey(submit) } : null);
+    });
+
+    window.addEventListener("popstate", function () {
+      var params = new URLSearchParams(window.location.search);
+      var active = document.activeElement;
+      document.querySelectorAll("[data-pg]").forEach(function (fig) {
+        // Undo and Back keep the focus on the same control.
+        var focus = fig.contains(active) ? { key: pgFocusKey(active), testid: active.getAttribute("data-testid") } : null;
+        if (fig.id === "playground" || params.get("pg") === fig.id) {
+          pgSwap(fig, new URL(window.location.href), false, focus);
+        } else if (fig.hasAttribute("data-swapped")) {
+          // Back past this block's first change: its initial state.
+          pgSwap(fig, new URL(fig.getAttribute("data-home"), window.location.href), false, focus).then(function (next) {
+            if (next) {
+              next.removeAttribute("data-swapped");
+            }
+          });
+        }
+      });
+    });
+
+    document.addEventListener("keydown", function (event) {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) {
+        return;
+      }
+      var target = event.target;
+      if (target && target.closest && target.closest("input, textarea, select, [contenteditable], .pg-scroll, [popover]")) {
+        if (!(event.key === "Escape" || (event.key === "?" && target.closest("[popover]")))) {
+          return;
+        }
+      }
+      var fig = currentPlayground(target);
+      if (!fig) {
+        return;
+      }
+      var key = event.key;
+      if (key === "?") {
+        var help = fig.querySelector("[popover]");
+        if (help && help.togglePopover) {
+          event.preventDefault();
+          help.togglePopover();
+        }
+        return;
+      }
+      if (key === "u") {
+        event.preventDefault();
+        pgUndo();
+        return;
+      }
+      if (event.shiftKey && key.length > 1) {
+        return;
+      }
+      var control = fig.querySelector("a[data-key='" + (window.CSS && CSS.escape ? CSS.escape(key) : key) + "']");
+      if (control) {
+        event.preventDefault();
+        control.click();
+      }
+    });
+  }
+
+  initPlaygrounds();
+})();
