@@ -67,7 +67,7 @@
 
   function pgScrollToCursor(fig) {
     var scroller = fig.querySelector(".pg-scroll");
-    var band = scroller && scroller.querySelector(".dg-band.is-current rect");
+    var band = scroller && scroller.querySelector(".dg-band[data-current] rect");
     if (!band || scroller.scrollHeight <= scroller.clientHeight) {
       return;
     }
@@ -90,7 +90,7 @@
     var top = fig.getBoundingClientRect().top;
     var events = fig.querySelector(".pg-events");
     var eventsLeft = events ? events.scrollLeft : 0;
-    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel, details.pg-steps, details.pg-disclosure"), function (d) {
+    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel"), function (d) {
       return d.open;
     });
     var before = fig.querySelector("[data-announce]");
@@ -123,7 +123,7 @@
         if (!next || !next.hasAttribute("data-pg")) {
           throw new Error("not a playground");
         }
-        next.querySelectorAll("details.pg-panel, details.pg-steps, details.pg-disclosure").forEach(function (d, i) {
+        next.querySelectorAll("details.pg-panel").forEach(function (d, i) {
           if (i < panels.length) {
             d.open = panels[i];
           }
@@ -140,13 +140,22 @@
         if (r.rejected) {
           // The URL stays the last good state's: nothing to push.
           atHome = !wasSwapped;
+        } else if (push === "replace") {
+          // A panel opened or closed: the same state, seen otherwise.
+          window.history.replaceState(window.history.state, "", target);
         } else if (push) {
           window.history.pushState({ pg: next.id }, "", target);
         }
         if (!atHome) {
           next.setAttribute("data-swapped", "true");
         }
-        enhancePlayground(next, true);
+        // A panel just opened starts at its top: only an event moves the
+        // diagram to the cursor.
+        enhancePlayground(next, push !== "replace");
+        var opened = focus && push === "replace" && next.querySelector("#" + next.id + "-" + (focus.panel || ""));
+        if (opened) {
+          opened.scrollIntoView({ block: "nearest", behavior: "instant" });
+        }
         var problem = next.querySelector("[data-testid='pg-problem']");
         if (r.rejected && problem) {
           pgFocusProblem(next, problem);
@@ -218,7 +227,7 @@
       pgScrollToCursor(fig); // never on arrival: the diagram starts at its top
     }
     var events = fig.querySelector(".pg-events");
-    var current = events && events.querySelector(".is-current");
+    var current = events && events.querySelector("[data-current]");
     if (current && events.scrollWidth > events.clientWidth) {
       var left = current.offsetLeft - events.offsetLeft;
       if (left < events.scrollLeft || left + current.offsetWidth > events.scrollLeft + events.clientWidth) {
@@ -297,7 +306,10 @@
         return;
       }
       event.preventDefault();
-      pgSwap(fig, url, true, { key: pgFocusKey(el), testid: el.getAttribute("data-testid") });
+      // A panel's toggle fetches the state with the panel drawn, in place
+      // of this history entry: Undo and Back undo events, not views.
+      var push = el.hasAttribute("data-panel") ? "replace" : true;
+      pgSwap(fig, url, push, { key: pgFocusKey(el), testid: el.getAttribute("data-testid"), panel: el.getAttribute("data-panel") });
     });
 
     document.addEventListener("submit", function (event) {

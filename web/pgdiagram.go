@@ -18,13 +18,16 @@ import (
 // each worker, then each handler's ledger.
 
 const (
-	dgGutter   = 112 // step labels on the left
-	dgLane     = 136 // lane spacing in a lesson; the full-size page spreads out
-	dgLaneWide = 176
-	dgHead     = 40
-	dgBand     = 26
-	dgRow      = 22
-	dgPad      = 10
+	dgGutter     = 112 // step labels on the left
+	dgLane       = 136 // the widest lane in a lesson; the full-size page spreads out
+	dgLaneMin    = 76  // the narrowest: "Worker A" fits
+	dgLedgerLane = 112 // a ledger's lane, for a handler's name ("check-then-insert")
+	dgLaneWide   = 176
+	dgFitWidth   = 664 // a lesson's diagram box (the reading measure less the playground's margins)
+	dgHead       = 40
+	dgBand       = 26
+	dgRow        = 22
+	dgPad        = 10
 )
 
 type diagramView struct {
@@ -70,30 +73,45 @@ type diagramRow struct {
 	Divergent bool
 }
 
+// lessonLanes are the widths of the broker's and workers' lanes (n of
+// them) and of the ledgers' (m) in a lesson's box.
+func lessonLanes(n, m int) (brokerLane, ledgerLane int) {
+	room := dgFitWidth - dgGutter - dgPad
+	brokerLane = min(dgLane, max(dgLaneMin, (room-m*dgLedgerLane)/n))
+	ledgerLane = min(dgLane, max(dgLaneMin, (room-n*brokerLane)/max(m, 1)))
+	return brokerLane, ledgerLane
+}
+
 func newDiagram(pv *playgroundView) diagramView {
 	tr := pv.trace
 	d := diagramView{}
-	lane := dgLane
-	if !pv.place.inLesson() {
-		lane = dgLaneWide
+	// In a lesson the lanes share the box's width, so that the diagram
+	// fits it whole: a ledger's lane keeps room for its handler's name,
+	// the broker's and the workers' lanes take what is left. More lanes
+	// than fit scroll sideways.
+	brokerLane, ledgerLane := dgLaneWide, dgLaneWide
+	if pv.place.inLesson() {
+		brokerLane, ledgerLane = lessonLanes(1+len(tr.Workers), len(tr.Handlers))
 	}
 	laneX := map[string]int{}
-	x := dgGutter + lane/2
+	x := dgGutter + brokerLane/2
 	d.Lanes = append(d.Lanes, laneView{X: x, Label: "Broker", Sub: "queue", Kind: "broker"})
 	laneX[""] = x
 	laneX["janitor"] = x
 	for _, w := range tr.Workers {
-		x += lane
+		x += brokerLane
 		d.Lanes = append(d.Lanes, laneView{X: x, Label: "Worker " + w, Sub: "consumer", Kind: "worker"})
 		laneX[w] = x
 	}
 	ledgerX := make([]int, len(tr.Handlers))
+	last := brokerLane
 	for i, h := range tr.Handlers {
-		x += lane
+		x += last/2 + ledgerLane/2
+		last = ledgerLane
 		ledgerX[i] = x
 		d.Lanes = append(d.Lanes, laneView{X: x, Label: h.Name, Sub: "ledger", Kind: "ledger", Handler: i})
 	}
-	d.Width = x + lane/2 + dgPad
+	d.Width = x + last/2 + dgPad
 
 	// Steps per event and handler, in order.
 	y := dgHead

@@ -35,6 +35,7 @@ var queryFieldsOf = map[string][]string{
 	keySeed:     {keySeed},
 	keyAt:       {keyAt},
 	keyTo:       {keyTo},
+	keyShow:     {keyShow},
 }
 
 // resolvePlayground reads a place's state from a query (the caller has

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"idemlab/lessons"
 	"idemlab/playground"
@@ -20,6 +22,62 @@ type pgState struct {
 	seed     int64
 	at       int    // event cursor: show the state after this many events; -1 = after the last
 	to       string // the worker the delivery controls name; "" = the broker's choice
+	panels   pgPanels
+}
+
+// pgPanels are the parts of a playground drawn only when asked for
+// (show=rows,diagram): a closed panel costs neither rendering nor bytes.
+// Without JavaScript, a panel's toggle is a link to the same state with
+// the panel open (or closed); app.js fetches that state's fragment.
+type pgPanels uint8
+
+const (
+	panelRows    pgPanels = 1 << iota // each ledger's rows, and how its handler works
+	panelChart                        // each ledger's key figure after every event
+	panelDiagram                      // the sequence diagram
+	panelSteps                        // the step list
+	panelSQL                          // the step list's SQL, bound values and changed rows
+)
+
+type panelName struct {
+	panel pgPanels
+	name  string
+}
+
+// panelNames are the panels in the order a URL spells them.
+var panelNames = [...]panelName{{panelRows, "rows"}, {panelChart, "chart"}, {panelDiagram, "diagram"}, {panelSteps, "steps"}, {panelSQL, "sql"}}
+
+func (ps pgPanels) has(p pgPanels) bool { return ps&p != 0 }
+
+// String is the canonical text of a set: its names in panelNames' order.
+func (ps pgPanels) String() string {
+	var b strings.Builder
+	for _, pn := range panelNames {
+		if ps.has(pn.panel) {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(pn.name)
+		}
+	}
+	return b.String()
+}
+
+// parsePanels reads a comma-separated set of panel names.
+func parsePanels(text string) (pgPanels, error) {
+	var ps pgPanels
+	for name := range strings.SplitSeq(text, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		i := slices.IndexFunc(panelNames[:], func(pn panelName) bool { return pn.name == name })
+		if i < 0 {
+			return 0, &playground.InputError{Field: keyShow, Msg: fmt.Sprintf("unknown panel %q; panels are rows, chart, diagram, steps and sql", truncate(name, 20))}
+		}
+		ps |= panelNames[i].panel
+	}
+	return ps, nil
 }
 
 // placeKind is where a playground is drawn.
@@ -51,7 +109,7 @@ func lessonPlace(slug string, spec *lessons.PlaygroundSpec, embed bool) pgPlace 
 	if embed {
 		p.kind, p.path = placeLessonEmbed, embedPath(slug)
 	}
-	p.home = pgState{scenario: spec.Scenario, handlers: spec.Handlers, at: -1}
+	p.home = pgState{scenario: spec.Scenario, handlers: spec.Handlers, at: -1} // every panel closed: one screen
 	if script, err := playground.ParseScript(spec.Script); err == nil {
 		p.home.events = script.Events // else the run reports the scenario's default, and the lesson check the error
 	}
@@ -62,19 +120,21 @@ func lessonPlace(slug string, spec *lessons.PlaygroundSpec, embed bool) pgPlace 
 // scenario's own defaults.
 func pagePlace(sc *playground.Scenario, embed bool) pgPlace {
 	p := pgPlace{kind: placePage, path: "/playground"}
+	panels := panelRows | panelChart | panelDiagram | panelSteps // room for them all
 	if embed {
 		p.kind, p.path = placePageEmbed, "/embed/playground"
+		panels = panelRows | panelChart | panelDiagram
 	}
-	p.home = pgState{scenario: sc.Name, handlers: sc.Handlers, events: sc.DefaultEvents(), at: -1}
+	p.home = pgState{scenario: sc.Name, handlers: sc.Handlers, events: sc.DefaultEvents(), at: -1, panels: panels}
 	return p
 }
 
 func (s pgState) equal(o pgState) bool {
-	return s.sameRun(o) && s.at == o.at && s.to == o.to
+	return s.sameRun(o) && s.at == o.at && s.to == o.to && s.panels == o.panels
 }
 
 // sameRun reports that two states run the same thing (they may differ in
-// the cursor and in where deliveries go next).
+// the cursor, in where deliveries go next and in the panels shown).
 func (s pgState) sameRun(o pgState) bool {
 	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && slices.Equal(s.events, o.events) && s.custom == o.custom && s.seed == o.seed
 }
@@ -113,6 +173,12 @@ func (s pgState) withAt(at, total int) pgState {
 		at = -1
 	}
 	s.at = at
+	return s
+}
+
+// toggled is the state with panel p opened, or closed if it was open.
+func (s pgState) toggled(p pgPanels) pgState {
+	s.panels ^= p
 	return s
 }
 

@@ -24,8 +24,9 @@ const (
 	keyScript   = "script"   // the script's canonical text
 	keyHandler  = "handler"  // a learner's handler source, run as learnerHandlerName
 	keySeed     = "seed"
-	keyAt       = "at" // event cursor
-	keyTo       = "to" // the worker the delivery controls name
+	keyAt       = "at"   // event cursor
+	keyTo       = "to"   // the worker the delivery controls name
+	keyShow     = "show" // the panels shown, when not the place's default (pgPanels)
 
 	// What forms send, folded into a state and redirected away.
 	keyChecked = "h"  // a checked handler box
@@ -40,7 +41,7 @@ const learnerHandlerName = "mine"
 
 // fields is the encoder: a state's query fields, in a fixed, readable order.
 func (p pgPlace) fields(s pgState) []hiddenField {
-	out := make([]hiddenField, 0, 7)
+	out := make([]hiddenField, 0, 8)
 	if p.block != "" {
 		out = append(out, hiddenField{keyBlock, p.block})
 	} else {
@@ -58,6 +59,9 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	}
 	if s.to != "" {
 		out = append(out, hiddenField{keyTo, s.to})
+	}
+	if s.panels != p.home.panels {
+		out = append(out, hiddenField{keyShow, s.panels.String()})
 	}
 	return out
 }
@@ -179,6 +183,15 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 			return s, false, &playground.InputError{Field: "to", Msg: fmt.Sprintf("unknown worker %s; workers are %s", truncate(v, 20), strings.Join(workers, ", "))}
 		}
 		s.to = v
+	}
+	if vs, ok := q[keyShow]; ok {
+		ps, err := parsePanels(vs[0])
+		if err != nil {
+			return s, false, err
+		}
+		s.panels = ps
+		// Spelled otherwise, or spelled though it is the default: one URL per state.
+		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.panels
 	}
 	if op := q.Get(keyOp); op != "" {
 		ev, err := eventFromForm(q)

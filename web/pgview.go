@@ -38,7 +38,38 @@ type playgroundView struct {
 	oembed    string        // the oEmbed answer for this state: the Embed button's source
 	tickUnit  string
 	clock     int64
-	refusal   *refusalView // the run was stopped at its budget (admitrun.go)
+	refusal   *refusalView  // the run was stopped at its budget (admitrun.go)
+	toggles   []panelToggle // the views bar: rows, chart, diagram, steps
+	sqlToggle panelToggle   // inside the step list
+	arrowRef  string        // the diagram's arrowhead marker, url(#…)
+}
+
+// panelToggle opens or closes a panel: a link to this state with the
+// panel's bit flipped (pgState.toggled).
+type panelToggle struct {
+	Name   string // as in show=…: rows, chart, diagram, steps, sql
+	Label  string
+	Title  string
+	Href   string
+	Open   bool
+	TestID string
+}
+
+// panelToggles word each panel's toggle.
+var panelToggles = map[pgPanels]panelToggle{
+	panelRows:    {Label: "Rows", Title: "Each ledger's rows, and how its handler works", TestID: "pg-show-rows"},
+	panelChart:   {Label: "Chart", Title: "Each ledger's key figure after every event", TestID: "pg-show-chart"},
+	panelDiagram: {Label: "Sequence diagram", Title: "Every delivery, statement and ack, lane by lane", TestID: "pg-show-diagram"},
+	panelSteps:   {Label: "Step by step", Title: "Every statement of every handler, in order", TestID: "pg-show-steps"},
+	panelSQL:     {Label: "With SQL", Title: "The SQL of every statement, its bound values and the rows it changed", TestID: "pg-show-sql"},
+}
+
+func newPanelToggle(v *siteView, pv *playgroundView, pn panelName) panelToggle {
+	t := panelToggles[pn.panel]
+	t.Name = pn.name
+	t.Href = v.path(pv.place.href(pv.state.toggled(pn.panel)))
+	t.Open = pv.state.panels.has(pn.panel)
+	return t
 }
 
 type eventView struct {
@@ -118,7 +149,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	for _, h := range tr.Handlers {
 		if d := h.FirstDivergence; d != nil && d.Event > 0 && d.Event <= pv.at {
 			if pv.div == nil || d.Event < pv.div.Event || d.Event == pv.div.Event && d.Step < pv.div.Step {
-				pv.div = &divergenceView{Event: d.Event, Text: fmt.Sprintf("event %d · %s", d.Event, d.EventText), Handler: h.Name, Step: d.Step, Detail: d.Detail}
+				pv.div = &divergenceView{Event: d.Event, Text: "event " + strconv.Itoa(d.Event) + " · " + d.EventText, Handler: h.Name, Step: d.Step, Detail: d.Detail}
 			}
 		}
 	}
@@ -140,9 +171,11 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 		expectFrom = nil
 	}
 	for i, h := range tr.Handlers {
-		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, expectFrom))
+		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, expectFrom, state.panels))
 	}
-	scaleCharts(pv.handlers)
+	if state.panels.has(panelChart) {
+		scaleCharts(pv.handlers)
+	}
 	var parts []string
 	for _, h := range pv.handlers {
 		parts = append(parts, h.Name+": "+h.Label+", "+h.Sentence)
@@ -150,8 +183,21 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	pv.announce = strings.Join(parts, ". ") + "."
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
 	pv.controls = newControls(v, pv)
-	pv.diagram = newDiagram(pv)
-	pv.steps = newStepGroups(pv)
+	for _, pn := range panelNames {
+		if pn.panel == panelSQL {
+			pv.sqlToggle = newPanelToggle(v, pv, pn)
+		} else {
+			pv.toggles = append(pv.toggles, newPanelToggle(v, pv, pn))
+		}
+	}
+	// Only what is shown is laid out.
+	if state.panels.has(panelDiagram) {
+		pv.diagram = newDiagram(pv)
+		pv.arrowRef = "url(#" + pv.id + "-arrow)"
+	}
+	if state.panels.has(panelSteps) {
+		pv.steps = newStepGroups(pv)
+	}
 	return pv
 }
 
@@ -164,20 +210,12 @@ var verdictLabels = map[string]string{
 	playground.VerdictDeadLettered: "Gave up: dead-lettered",
 }
 
-func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec) *handlerView {
+func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec, panels pgPanels) *handlerView {
 	hv := &handlerView{Index: i, Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why}
 	if spec != nil {
 		hv.Expect = spec.Expect[h.Name]
 	}
 	expected, actual := h.FiguresAt(sc, at)
-	var ledger []playground.TableRows
-	var changed []string
-	if at > 0 {
-		f := h.Frames[at-1]
-		ledger, changed = f.Ledger, f.Changed
-	} else {
-		ledger = sc.InitialLedger()
-	}
 	if d := h.FirstDivergence; d != nil && d.Event > 0 && d.Event <= at {
 		hv.Divergence = d
 	}
@@ -207,6 +245,20 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 		}
 		hv.Figures = append(hv.Figures, fv)
 	}
+	if panels.has(panelChart) {
+		hv.Chart = newChart(h, sc, at, kf)
+	}
+	if !panels.has(panelRows) {
+		return hv
+	}
+	var ledger []playground.TableRows
+	var changed []string
+	if at > 0 {
+		f := h.Frames[at-1]
+		ledger, changed = f.Ledger, f.Changed
+	} else {
+		ledger = sc.InitialLedger()
+	}
 	for _, t := range ledger {
 		if !tableShown(t, sc) {
 			continue
@@ -221,7 +273,6 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 		}
 		hv.Tables = append(hv.Tables, tv)
 	}
-	hv.Chart = newChart(h, sc, at, kf)
 	return hv
 }
 
@@ -435,8 +486,24 @@ func pgKeysWhere(pv *playgroundView) string {
 	return ""
 }
 
+// crossPath is the diagram's ✕ at (x, y), written without fmt: it is
+// drawn once per crash on every click.
 func crossPath(x, y int) string {
-	return fmt.Sprintf("M%d %dL%d %dM%d %dL%d %d", x-5, y-5, x+5, y+5, x+5, y-5, x-5, y+5)
+	b := make([]byte, 0, 40)
+	for i, p := range [8]int{x - 5, y - 5, x + 5, y + 5, x + 5, y - 5, x - 5, y + 5} {
+		switch i {
+		case 0:
+			b = append(b, 'M')
+		case 2, 6:
+			b = append(b, 'L')
+		case 4:
+			b = append(b, 'M')
+		default:
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(p), 10)
+	}
+	return string(b)
 }
 
 // labelY puts an arrow's label above the line and a mark's beside it.
