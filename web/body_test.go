@@ -117,10 +117,10 @@ func TestServer_StaticAssets(t *testing.T) {
 		u := s.AttrOr("href", s.AttrOr("src", ""))
 		assets[u] = ""
 	})
-	hashed := regexp.MustCompile(`^/static/(app|theme|highlight|favicon|exercise|workshop)\.[0-9a-f]{10}\.(css|js|svg)$`)
+	hashed := regexp.MustCompile(`^/static/(app|playground|theme|highlight|favicon|exercise|workshop)\.[0-9a-f]{10}\.(css|js|svg)$`)
 	wantTypes := map[string]string{"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"}
-	if len(assets) != 7 {
-		t.Errorf("page links %d assets, want 7 (3 css, 3 js, icon; the workshop's only on workshop pages): %v", len(assets), assets)
+	if len(assets) != 8 {
+		t.Errorf("page links %d assets, want 8 (3 css, 4 js, icon; the workshop's only on workshop pages): %v", len(assets), assets)
 	}
 	for u := range assets {
 		m := hashed.FindStringSubmatch(u)

@@ -41,7 +41,7 @@ func TestPlaygroundURL_Encoder(t *testing.T) {
 	sc, _ := playground.LookupScenario("lost-ack")
 	p := pagePlace(sc, false)
 	s := pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1 lose-ack;redeliver msg-1"),
-		custom: "SELECT 1;", seed: 7, at: 1, to: "B"}
+		custom: "SELECT 1;", seed: 7, at: 1, to: "B", panels: p.home.panels}
 	want := "scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&handler=SELECT+1%3B&seed=7&at=1&to=B"
 	if got := p.query(s); got != want {
 		t.Errorf("query\n got %s\nwant %s", got, want)
@@ -52,6 +52,14 @@ func TestPlaygroundURL_Encoder(t *testing.T) {
 	}
 	if got := strings.Join(names, ","); got != "scenario,handlers,handler,seed,to" {
 		t.Errorf("form fields %s", got)
+	}
+	// The panels are written only when they are not the place's own.
+	if got := p.query(s.toggled(panelSQL)); got != want+"&show=rows,chart,diagram,steps,sql" {
+		t.Errorf("query with the SQL shown: %s", got)
+	}
+	lesson := pgPlace{kind: placeLesson, path: "/lessons/x", block: "pg-1", home: pgState{scenario: "lost-ack"}}
+	if got := lesson.query(pgState{scenario: "lost-ack", panels: panelDiagram, at: -1}); !strings.HasSuffix(got, "&show=diagram") {
+		t.Errorf("a lesson block's state with the diagram open: %s", got)
 	}
 	ce := &playground.Counterexample{Scenario: "lost-ack", Script: "deliver msg-1 lose-ack; redeliver msg-1", Schedule: eventsOf("deliver msg-1 lose-ack; redeliver msg-1")}
 	u, err := url.Parse(counterexampleHref(ce, "SELECT 1;\n"))
@@ -84,6 +92,7 @@ func TestRequestFromQuery_SameDecoder(t *testing.T) {
 	}
 	for _, c := range []struct{ q, field string }{
 		{"", "scenario"}, {"scenario=nope", "scenario"}, {"scenario=lost-ack&seed=x", "seed"}, {"scenario=lost-ack&script=step", "script"},
+		{"scenario=lost-ack&show=diagram,charts", "show"},
 	} {
 		q, _ := url.ParseQuery(c.q)
 		_, err := requestFromQuery(q)
@@ -105,6 +114,7 @@ func FuzzPlaygroundState(f *testing.F) {
 		"handler=+SELECT+1%3B+&op=prune&n=0",
 		"script=deliver+msg-1+%23+note%0Acrash+A&seed=-4",
 		"at=-1&seed=9&to=Z",
+		"show=steps,diagram,,sql",
 	} {
 		f.Add(seed)
 	}
@@ -140,4 +150,36 @@ func FuzzPlaygroundState(f *testing.F) {
 			t.Errorf("%q: written and read back twice gives %+v, then %+v", raw, states[0], states[1])
 		}
 	})
+}
+
+// TestPlaygroundURL_Panels: show= reads a set of panels in any order; one
+// spelled otherwise than the encoder writes it (or the place's own set,
+// spelled out) redirects to the canonical URL; an unknown panel is the
+// learner's mistake, said with the names there are.
+func TestPlaygroundURL_Panels(t *testing.T) {
+	sc, _ := playground.LookupScenario("lost-ack")
+	p := pagePlace(sc, false)
+	for _, c := range []struct {
+		q        string
+		want     pgPanels
+		redirect bool
+	}{
+		{"", p.home.panels, false},
+		{"show=", 0, false},
+		{"show=diagram", panelDiagram, false},
+		{"show=steps,diagram", panelDiagram | panelSteps, true},
+		{"show=diagram,diagram", panelDiagram, true},
+		{"show=rows,chart,diagram,steps", p.home.panels, true},
+		{"show=sql&show=rows", panelSQL, true},
+	} {
+		q, _ := url.ParseQuery(c.q)
+		s, redirect, err := stateFromQuery(q, p.home, sc.Workers)
+		if err != nil || s.panels != c.want || redirect != c.redirect {
+			t.Errorf("%q: panels %q, redirect %v, error %v; want %q, %v", c.q, s.panels, redirect, err, c.want, c.redirect)
+		}
+	}
+	_, _, err := stateFromQuery(url.Values{keyShow: {"diagram,charts"}}, p.home, sc.Workers)
+	if ie, ok := err.(*playground.InputError); !ok || ie.Field != keyShow || !strings.Contains(ie.Msg, `"charts"`) || !strings.Contains(ie.Msg, "rows, chart, diagram, steps and sql") {
+		t.Errorf("an unknown panel: %v", err)
+	}
 }

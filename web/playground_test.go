@@ -49,13 +49,15 @@ func eventsOf(text string) []playground.Event {
 	return s.Events
 }
 
+// lostAckState is a state of the full-size playground, with its panels.
 func lostAckState(at int) pgState {
 	return pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"},
-		events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), at: at}
+		events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), at: at,
+		panels: panelRows | panelChart | panelDiagram | panelSteps}
 }
 
 func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, lostAckState(-1))
+	_, doc := livePlayground(t, pagePlaceOf, lostAckState(-1).toggled(panelSQL))
 	fig := doc.Find("figure" + testID("playground"))
 	if fig.Length() != 1 {
 		t.Fatal("no figure[data-testid=playground]")
@@ -109,12 +111,12 @@ func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
 		t.Errorf("divergence mark = %q (event %s)", div.Text(), div.AttrOr("data-event", ""))
 	}
 	for _, where := range []string{
-		testID("pg-event") + `.is-divergent[data-event="3"]`, // the timeline
-		`svg` + testID("pg-diagram") + ` .dg-band.is-divergent[data-event="3"]`,
-		`svg` + testID("pg-diagram") + ` .dg-row.is-divergent[data-step="10"]`,
+		testID("pg-event") + `[data-divergent][data-event="3"]`, // the timeline
+		`svg` + testID("pg-diagram") + ` .dg-band[data-divergent][data-event="3"]`,
+		`svg` + testID("pg-diagram") + ` .dg-row[data-divergent][data-step="10"]`,
 		testID("pg-ledger") + `[data-handler="increment"] [data-divergence]`,
 		`svg` + testID("pg-chart") + ` line.ch-div`,
-		testID("pg-steps") + ` .pg-step.is-divergent`,
+		testID("pg-steps") + ` .pg-step[data-divergent]`,
 	} {
 		if fig.Find(where).Length() == 0 {
 			t.Errorf("the divergence is not marked at %s", where)
@@ -129,12 +131,12 @@ func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
 	if n := svg.Find(".dg-row").Length(); n != 11+19 {
 		t.Errorf("%d diagram rows, want one per step (30)", n)
 	}
-	if svg.Find(".dg-ack-lost .dg-cross").Length() != 2 {
+	if svg.Find(`[data-kind="ack-lost"] .dg-cross`).Length() != 2 {
 		t.Error("the lost acks are not crossed out")
 	}
 
 	// The step list: the SQL with its bound values, on demand.
-	sql := fig.Find(testID("pg-step") + " details").First()
+	sql := fig.Find(testID("pg-step") + ":has(" + testID("pg-sql") + ")").First()
 	if !strings.Contains(sql.Find(testID("pg-sql")).Text(), "UPDATE accounts SET balance = balance + :amount") ||
 		!strings.Contains(sql.Text(), "amount = 50, account_id = acc-1") || !strings.Contains(sql.Text(), "1 row changed") {
 		t.Errorf("first SQL step = %q", strings.Join(strings.Fields(sql.Text()), " "))
@@ -163,7 +165,7 @@ func TestLivePlayground_CursorShowsAnEarlierState(t *testing.T) {
 	if fig.Find(testID("pg-divergence")).Length() != 0 {
 		t.Error("a divergence is shown before it happens")
 	}
-	if n := fig.Find(testID("pg-event") + ".is-future").Length(); n != 2 {
+	if n := fig.Find(testID("pg-event") + "[data-future]").Length(); n != 2 {
 		t.Errorf("%d future events, want 2", n)
 	}
 	back := fig.Find(testID("pg-back")).AttrOr("href", "")
