@@ -82,10 +82,14 @@
 // beside the built-ins, as exercise counterexamples link it), seed, at (event
 // cursor: the state after that many events; absent = the last; a new event
 // replaces those after it), to (the worker delivery controls name), pg (the
-// lesson block). Forms send h=NAME (checkboxes) and op=advance|prune with n;
-// the server answers them with 303 to the canonical URL. fragment=1 answers
-// the figure alone: app.js fetches it, swaps the figure, pushes the URL and
-// keeps scroll, focus and open panels; popstate restores. A bad URL is a 400
+// lesson block), show (the panels drawn: rows, chart, diagram, steps, sql;
+// absent = the place's own, none in a lesson, all but sql at /playground).
+// A closed panel is not drawn at all; its toggle (pgViews) links to the
+// state with show= changed. Forms send h=NAME (checkboxes) and
+// op=advance|prune with n; the server answers them with 303 to the
+// canonical URL. fragment=1 answers the figure alone: playground.js fetches
+// it, swaps the figure, pushes the URL (replaces it for a panel's toggle)
+// and keeps scroll, focus and open details; popstate restores. A bad URL is a 400
 // page quoting the parser ("script: event 2: …") with a link back to the
 // playground's start; /playground without a scenario lists the scenarios.
 //

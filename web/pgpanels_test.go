@@ -53,12 +53,12 @@ func TestLessonFragment_ClosedPanelsAreNotDrawn(t *testing.T) {
 	if steps.Find(testID("pg-sql")).Length() != 0 {
 		t.Error("the step list draws the SQL before it is asked for")
 	}
-	sqlHref := steps.Find("#pg-1 " + testID("pg-show-sql")).AttrOr("href", "")
+	sqlHref := steps.Find("#pg-1 "+testID("pg-show-sql")).AttrOr("href", "")
 	if withSQL := document(t, do(t, h, "GET", beforeHash(sqlHref))); withSQL.Find("#pg-1 "+testID("pg-sql")).Length() == 0 {
 		t.Errorf("%s draws no SQL", sqlHref)
 	}
 	// A control keeps the panels open.
-	back := steps.Find("#pg-1 " + testID("pg-back")).AttrOr("href", "")
+	back := steps.Find("#pg-1 "+testID("pg-back")).AttrOr("href", "")
 	if !strings.Contains(back, "show=steps") {
 		t.Errorf("Back with the steps open links to %q, which closes them", back)
 	}
