@@ -95,7 +95,7 @@ func TestBrowser_PhoneVerdictsStayInView(t *testing.T) {
 
 // The sequence diagram opens at its top (never pre-scrolled), fits the
 // lesson's width, keeps its lane names in view while it scrolls, and no
-// text in it is under 12 px.
+// text in it, or in the charts, is drawn under 12 px.
 // Lesson 6's race has the tallest diagram of a lesson.
 func TestBrowser_SequenceDiagramIsReadable(t *testing.T) {
 	ctx := browsertest.New(t)
@@ -129,4 +129,17 @@ func TestBrowser_SequenceDiagramIsReadable(t *testing.T) {
 	}
 	eval[bool](t, ctx, scroller+`.scrollTop = 0; true`)
 	saveElement(t, ctx, `#pg-1 [data-testid="pg-diagram-panel"]`, "lesson-diagram")
+
+	// The charts, scaled to their ledger's width, keep their text at 12 px
+	// or more too.
+	click(t, ctx, `#pg-1 [data-testid="pg-show-chart"]`)
+	if err := poll(ctx, `!!document.querySelector('#pg-1 svg[data-testid="pg-chart"]')`); err != nil {
+		t.Fatalf("the charts did not open: %v", err)
+	}
+	chartText := eval[float64](t, ctx, `Math.min(...Array.from(document.querySelectorAll('#pg-1 svg[data-testid="pg-chart"]')).flatMap(svg => {
+		const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+		return Array.from(svg.querySelectorAll("text")).map(e => parseFloat(getComputedStyle(e).fontSize) * scale) }))`)
+	if chartText < 12 {
+		t.Errorf("the smallest chart text is drawn at %.1f px, want at least 12", chartText)
+	}
 }
