@@ -117,7 +117,7 @@ func newDiagram(pv *playgroundView) diagramView {
 	y := dgHead
 	cursors := make([]int, len(tr.Handlers))
 	for _, ev := range tr.Events {
-		band := bandView{Y: y, Event: ev.Index, Label: fmt.Sprintf("%d · %s", ev.Index, ev.Text),
+		band := bandView{Y: y, Event: ev.Index, Label: strconv.Itoa(ev.Index) + " · " + ev.Text,
 			Current: ev.Index == pv.at, Future: ev.Index > pv.at, Divergent: pv.div != nil && pv.div.Event == ev.Index}
 		y += dgBand
 		for hi, h := range tr.Handlers {
@@ -125,7 +125,7 @@ func newDiagram(pv *playgroundView) diagramView {
 				st := h.Steps[cursors[hi]]
 				cursors[hi]++
 				row := diagramRow{Y: y + dgRow/2 + 4, Step: st.Index, Handler: hi, Kind: st.Kind,
-					Gutter: fmt.Sprintf("%s · %d", h.Name, st.Index), Future: band.Future,
+					Gutter: h.Name + " · " + strconv.Itoa(st.Index), Future: band.Future,
 					Divergent: h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !band.Future}
 				layoutRow(&row, st, laneX, ledgerX[hi])
 				d.Rows = append(d.Rows, row)
@@ -371,14 +371,21 @@ func scaleCharts(hs []*handlerView) {
 
 // stepPoints draws values as steps: value i holds over its column.
 func stepPoints(vals []int64, xAt func(int) int, yAt func(int64) int) string {
-	var b strings.Builder
+	b := make([]byte, 0, len(vals)*16)
 	for i, v := range vals {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		fmt.Fprintf(&b, "%d,%d %d,%d", xAt(i), yAt(v), xAt(i+1), yAt(v))
+		y := int64(yAt(v))
+		b = strconv.AppendInt(b, int64(xAt(i)), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, y, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(xAt(i+1)), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, y, 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 func joinInts(vs []int64) string {

@@ -441,7 +441,7 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 		if m.Kind == playground.KindShip {
 			mv.What = "ship " + m.OrderID
 		} else {
-			mv.What = fmt.Sprintf("credit %d to %s", m.Amount, m.AccountID)
+			mv.What = "credit " + strconv.FormatInt(m.Amount, 10) + " to " + m.AccountID
 		}
 		msgs = append(msgs, mv)
 	}
