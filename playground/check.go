@@ -131,7 +131,7 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 			x.ce, err = x.counterexample()
 		}
 		if x.spare != nil {
-			x.spare.close()
+			releaseLedger(x.spare, true)
 			x.spare = nil
 		}
 		res.Schedules += x.schedules

@@ -158,11 +158,12 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 }
 
 func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int, probe *Probe) (*HandlerTrace, []string, error) {
-	l, err := openLedger(tmpl)
+	l, err := acquireLedger(tmpl, !isBuiltinHandler(h))
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.close()
+	ok := false // the run ended normally: its ledger may be reused
+	defer func() { releaseLedger(l, ok) }()
 	s := newSim(ctx, sc, h, l)
 	s.meter = m
 	s.steps = make([]Step, 0, min(8*len(script.Events), 512))
@@ -237,6 +238,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 	if testHookBeforeClose != nil {
 		testHookBeforeClose(l)
 	}
+	ok = true
 	return ht, refusals, nil
 }
 

@@ -158,13 +158,13 @@ func (x *explorer) release(s *sim) {
 		x.spare = s.l
 		return
 	}
-	s.l.close()
+	releaseLedger(s.l, true)
 }
 
 // reuse resets a released ledger to the scenario's initial rows, keeping
 // its (sandboxed) connections, and starts a run over it.
 func (x *explorer) reuse(l *ledger) (*sim, error) {
-	if err := l.reset(x.tmpl); err != nil {
+	if err := l.resetRows(x.tmpl); err != nil {
 		return nil, err
 	}
 	return x.resume(l), nil
@@ -184,7 +184,7 @@ func (x *explorer) resume(l *ledger) *sim {
 
 // exploreNewSim opens a fresh sandboxed ledger and a run over it.
 func exploreNewSim(ctx context.Context, sc *Scenario, tmpl *ledgerImage, h *Handler) (*sim, error) {
-	l, err := openLedger(tmpl)
+	l, err := acquireLedger(tmpl, true)
 	if err != nil {
 		return nil, err
 	}

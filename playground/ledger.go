@@ -72,6 +72,7 @@ func memdbURI(kind string) string {
 type ledgerImage struct {
 	path  string
 	bytes []byte // the file's content, for templates: a new ledger's file
+	pages int64  // for templates: the file's page count
 	rows  tableState
 }
 
@@ -119,7 +120,7 @@ func newLedgerTemplate(initSQL string) (*ledgerImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ledgerImage{path: path, bytes: image, rows: state}, nil
+	return &ledgerImage{path: path, bytes: image, pages: pageCountOf(image), rows: state}, nil
 }
 
 func execRaw(c driver.Conn, q string, args ...driver.NamedValue) error {
@@ -188,6 +189,13 @@ type ledger struct {
 	committed tableState
 	// onCommit is told about every committed batch of changes (effect counting).
 	onCommit func(changes []rowChange)
+
+	// Reuse (pool.go).
+	key       poolKey   // the pool it goes back to
+	keeper    *keeper   // resets it; opened on the first reset
+	free      []*dbConn // a reused ledger's worker connections not yet taken
+	restored  bool      // pages were restored with the backup API: never pooled
+	idleSince time.Time // in the pool
 }
 
 type dbConn struct {
@@ -357,6 +365,7 @@ func (l *ledger) reset(im *ledgerImage) error {
 		c.setInTransaction(false, false)
 		c.pending, c.stmt, c.message = nil, c.stmt[:0], ""
 	}
+	l.restored = true
 	if err := copyPages(l.pinned.conn, fileURI(im.path), true); err != nil {
 		return err
 	}
@@ -380,6 +389,9 @@ func (l *ledger) rows(table string) map[int64][]any { return l.committed[table] 
 // conn returns a worker's own connection: the pinned one for the first
 // worker that asks, a new one for the others.
 func (l *ledger) conn(name string) (*dbConn, error) {
+	if c := l.takeFree(name); c != nil {
+		return c, nil
+	}
 	if !l.claimed {
 		l.claimed = true
 		l.pinned.name = name
@@ -396,6 +408,13 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 // (sandboxConfine) and wrapped with its statement deadline (timeout of CPU
 // time): the only kind of connection a learner's SQL runs on.
 func (l *ledger) sandboxedConn(name string, timeout time.Duration) (*dbConn, error) {
+	if c := l.takeFree(name); c != nil {
+		if sc, ok := c.conn.(*sandboxConn); ok {
+			sc.timeout = timeout
+			return c, nil
+		}
+		return nil, fmt.Errorf("ledger: a reused connection is not sandboxed") // pool keys keep kinds apart
+	}
 	c, err := l.conn(name)
 	if err != nil {
 		return nil, err
@@ -565,12 +584,22 @@ func renderTables(state tableState) []TableRows {
 	return out
 }
 
-// close closes every connection and removes the ledger's files.
+// close ends a run's use of a ledger for good: shut, and no longer counted
+// as open by a run.
 func (l *ledger) close() {
+	l.shut()
+	openLedgers.Add(-1)
+}
+
+// shut closes every connection and removes the ledger's files.
+func (l *ledger) shut() {
 	for i := len(l.conns) - 1; i >= 0; i-- {
 		l.conns[i].conn.Close()
 	}
-	l.conns = nil
+	l.conns, l.free = nil, nil
+	if l.keeper != nil {
+		l.keeper.close()
+		l.keeper = nil
+	}
 	removeLedgerFile(l.path)
-	openLedgers.Add(-1)
 }

@@ -239,6 +239,12 @@ func TestLocking_DifferentialAgainstWALFiles(t *testing.T) {
 	}
 	scenarios := []string{"concurrent-duplicate", "lost-ack", "webhook-retry", "lease-expiry"}
 	busy, snapshot := 0, 0
+	reused := ledgersReused.Load() // the cases run on pooled ledgers (pool.go), most of them reused
+	defer func() {
+		if r := ledgersReused.Load() - reused; r < int64(n)/2 {
+			t.Errorf("%d of %d cases ran on a reused ledger: the differential test must cover reuse", r, n)
+		}
+	}()
 	for i := 0; i < n; i++ {
 		sc, _ := LookupScenario(scenarios[i%len(scenarios)])
 		req := Request{Scenario: sc.Name, Script: randomInterleaving(rng, sc), Seed: int64(i % 3)}

@@ -168,7 +168,7 @@ func TestAdmission_BusyAnswers503WithRetryAfter(t *testing.T) {
 }
 
 // processCPU is the CPU time this process has used.
-func processCPU(t *testing.T) time.Duration {
+func processCPU(t testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		t.Skip("no getrusage here")
