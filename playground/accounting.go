@@ -73,7 +73,7 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 		if key == nil {
 			key = ch.After
 		}
-		a := e.accounts[fmt.Sprint(key[0])]
+		a := e.accounts[valueText(key[0])]
 		if a == nil {
 			return // a row the scenario does not have: not a figure
 		}
@@ -83,11 +83,11 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 		}
 		before, _ := ch.Before[1].(int64)
 		after, _ := ch.After[1].(int64)
-		if before == after && fmt.Sprint(ch.Before[1]) == fmt.Sprint(ch.After[1]) {
+		if before == after && valueText(ch.Before[1]) == valueText(ch.After[1]) {
 			return
 		}
 		m := sc.Message(ch.Message)
-		if m == nil || m.Kind != KindCredit || m.AccountID != fmt.Sprint(key[0]) {
+		if m == nil || m.Kind != KindCredit || m.AccountID != valueText(key[0]) {
 			a.explained = false
 			return
 		}
@@ -122,12 +122,12 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 	case "shipments":
 		switch ch.Op {
 		case "insert":
-			e.shipments[ch.NewRowID] = shipmentEffect{order: fmt.Sprint(ch.After[0]), message: ch.Message, step: step}
+			e.shipments[ch.NewRowID] = shipmentEffect{order: valueText(ch.After[0]), message: ch.Message, step: step}
 		case "delete":
 			delete(e.shipments, ch.OldRowID)
 		default:
 			delete(e.shipments, ch.OldRowID)
-			e.shipments[ch.NewRowID] = shipmentEffect{order: fmt.Sprint(ch.After[0]), message: ch.Message, step: step}
+			e.shipments[ch.NewRowID] = shipmentEffect{order: valueText(ch.After[0]), message: ch.Message, step: step}
 		}
 	}
 }
@@ -190,7 +190,7 @@ func (s *sim) account(applies map[string]bool) map[string]messageAccount {
 	out := map[string]messageAccount{}
 	orderState := map[string]string{}
 	for _, v := range s.l.committed["orders"] {
-		orderState[fmt.Sprint(v[0])] = fmt.Sprint(v[1])
+		orderState[valueText(v[0])] = valueText(v[1])
 	}
 	for _, m := range s.sc.Messages {
 		if !s.delivered[m.ID] {

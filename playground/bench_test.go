@@ -14,19 +14,30 @@ func benchRequest(sc *Scenario) Request {
 }
 
 // BenchmarkRun measures a whole run: ledgers, workers, scheduler, hooks,
-// frames and verdicts.
+// frames and verdicts; on fresh ledgers (the pool off) and on reused ones
+// (pool.go), in the same run. cpu-ns/op is the thread's CPU time.
 func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
 	for _, sc := range Scenarios() {
-		b.Run(sc.Name, func(b *testing.B) {
-			req := benchRequest(sc)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Run(ctx, req); err != nil {
-					b.Fatal(err)
+		for _, kind := range []string{"fresh", "reused"} {
+			b.Run(sc.Name+"/"+kind, func(b *testing.B) {
+				poolOff.Store(kind == "fresh")
+				defer poolOff.Store(false)
+				req := benchRequest(sc)
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				cpu0, ok := threadCPU()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Run(ctx, req); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+				if cpu1, ok1 := threadCPU(); ok && ok1 {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+				}
+			})
+		}
 	}
 }
 

@@ -41,7 +41,23 @@ func rowKey(table string, rowid int64, values []any) string {
 	if table == "shipments" || len(values) == 0 {
 		return "#" + strconv.FormatInt(rowid, 10)
 	}
-	return fmt.Sprint(values[0])
+	return valueText(values[0])
+}
+
+// valueText prints a column value as fmt.Sprint does, without fmt for the
+// kinds SQLite gives (text, integer, real, null).
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case nil:
+		return "<nil>"
+	}
+	return fmt.Sprint(v)
 }
 
 var sqliteDriver = &sqlite.Driver{}
@@ -191,11 +207,12 @@ type ledger struct {
 	onCommit func(changes []rowChange)
 
 	// Reuse (pool.go).
-	key       poolKey   // the pool it goes back to
-	keeper    *keeper   // resets it; opened on the first reset
-	free      []*dbConn // a reused ledger's worker connections not yet taken
-	restored  bool      // pages were restored with the backup API: never pooled
-	idleSince time.Time // in the pool
+	key       poolKey         // the pool it goes back to
+	keeper    *keeper         // resets it; opened on the first reset
+	free      []*dbConn       // a reused ledger's worker connections not yet taken
+	restored  bool            // pages were restored with the backup API: never pooled
+	dirty     map[string]bool // tables with committed changes since the last reset
+	idleSince time.Time       // in the pool
 }
 
 type dbConn struct {
@@ -540,7 +557,11 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 }
 
 func (l *ledger) apply(changes []rowChange) {
+	if l.dirty == nil && len(changes) > 0 {
+		l.dirty = map[string]bool{}
+	}
 	for _, ch := range changes {
+		l.dirty[ch.Table] = true
 		rows := l.committed[ch.Table]
 		if rows == nil {
 			rows = map[int64][]any{}

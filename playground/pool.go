@@ -217,9 +217,6 @@ func (l *ledger) openKeeper() (*keeper, error) {
 		k.deletes = append(k.deletes, prepare("DELETE FROM "+t))
 		k.inserts = append(k.inserts, prepare("INSERT INTO "+t+"(rowid, "+strings.Join(cols, ", ")+") VALUES (?"+strings.Repeat(", ?", len(cols))+")"))
 	}
-	if err == nil {
-		k.version, err = k.int(k.dataVersion)
-	}
 	if err != nil {
 		k.close()
 		return nil, err
@@ -259,18 +256,34 @@ func (k *keeper) close() {
 	k.conn.Close()
 }
 
-// refill empties every table and writes im's rows back at their rowids, in
-// one transaction.
-func (k *keeper) refill(im *ledgerImage) (err error) {
+// reset returns the keeper's database to im's rows, in one transaction
+// that holds the write lock (so no other connection is inside one that
+// wrote): if any other connection committed since the last reset (the
+// keeper's data_version changed), the tables in dirty (every table when
+// dirty is empty: a commit the mirror did not see) are emptied and refilled
+// with im's rows at their rowids, and the file must have im's page count
+// and no free page.
+func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
 	if err := execRaw(k.conn, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
+	commit := false
 	defer func() {
-		if err != nil {
+		if err == nil && commit {
+			err = execRaw(k.conn, "COMMIT")
+		}
+		if err != nil || !commit {
 			execRaw(k.conn, "ROLLBACK")
 		}
 	}()
+	version, err := k.int(k.dataVersion)
+	if err != nil || version == k.version {
+		return err
+	}
 	for i, t := range tableOrder {
+		if len(dirty) > 0 && !dirty[t] {
+			continue
+		}
 		if err := k.exec(k.deletes[i], nil); err != nil {
 			return err
 		}
@@ -291,7 +304,15 @@ func (k *keeper) refill(im *ledgerImage) (err error) {
 			}
 		}
 	}
-	return execRaw(k.conn, "COMMIT")
+	if pages, err := k.int(k.pageCount); err != nil || pages != im.pages {
+		return errNotFresh
+	}
+	if free, err := k.int(k.freePages); err != nil || free != 0 {
+		return errNotFresh
+	}
+	// The keeper's own commit does not change its data_version.
+	k.version, commit = version, true
+	return nil
 }
 
 // resetRows puts a used ledger back to im's state, keeping its connections
@@ -314,27 +335,12 @@ func (l *ledger) resetRows(im *ledgerImage) error {
 			return err
 		}
 		l.keeper = k
-		k.version = -1 // it has not seen the commits before it opened: refill
+		k.version = -1 // it has not seen the commits before it opened
 	}
-	k := l.keeper
-	version, err := k.int(k.dataVersion)
-	if err != nil {
+	if err := l.keeper.reset(im, l.dirty); err != nil {
 		return err
 	}
-	if version != k.version {
-		if err := k.refill(im); err != nil {
-			return err
-		}
-		if pages, err := k.int(k.pageCount); err != nil || pages != im.pages {
-			return errNotFresh
-		}
-		if free, err := k.int(k.freePages); err != nil || free != 0 {
-			return errNotFresh
-		}
-		if k.version, err = k.int(k.dataVersion); err != nil {
-			return err
-		}
-	}
+	clear(l.dirty)
 	l.committed = im.rows.clone()
 	return nil
 }

@@ -269,60 +269,62 @@ func clip(s string) string {
 }
 
 // String prints the event in its canonical form.
-func (e Event) String() string {
-	var b strings.Builder
-	b.WriteString(e.Kind)
+func (e Event) String() string { return string(e.appendText(nil)) }
+
+// appendText appends the event's canonical form to b.
+func (e Event) appendText(b []byte) []byte {
+	b = append(b, e.Kind...)
 	switch e.Kind {
 	case EventDeliver, EventRedeliver, EventPublish:
-		b.WriteString(" " + e.Message)
+		b = append(append(b, ' '), e.Message...)
 		if e.Worker != "" {
-			b.WriteString(" to " + e.Worker)
+			b = append(append(b, " to "...), e.Worker...)
 		}
 		if e.Fault != "" {
-			b.WriteString(" " + e.Fault)
+			b = append(append(b, ' '), e.Fault...)
 			if e.Fault == FaultCrashAfter {
-				b.WriteString(" " + strconv.Itoa(e.FaultAfter))
+				b = strconv.AppendInt(append(b, ' '), int64(e.FaultAfter), 10)
 			}
 		}
 	case EventStart:
-		b.WriteString(" " + e.Message + " on " + e.Worker)
+		b = append(append(append(append(b, ' '), e.Message...), " on "...), e.Worker...)
 	case EventStep:
-		b.WriteString(" " + e.Worker)
+		b = append(append(b, ' '), e.Worker...)
 		if e.N != 0 {
-			b.WriteString(" " + strconv.FormatInt(e.N, 10))
+			b = strconv.AppendInt(append(b, ' '), e.N, 10)
 		}
 	case EventFinish, EventCrash, EventRestart:
-		b.WriteString(" " + e.Worker)
+		b = append(append(b, ' '), e.Worker...)
 	case EventExpire:
-		b.WriteString(" " + e.Message)
+		b = append(append(b, ' '), e.Message...)
 	case EventPrune:
 		if e.OlderThan {
-			b.WriteString(" older-than " + strconv.FormatInt(e.N, 10))
+			b = strconv.AppendInt(append(b, " older-than "...), e.N, 10)
 		}
 	case EventAdvance:
-		b.WriteString(" " + strconv.FormatInt(e.N, 10))
+		b = strconv.AppendInt(append(b, ' '), e.N, 10)
 	}
-	return b.String()
+	return b
 }
 
 // String prints the script canonically: events joined by "; ".
 // ParseScript(s.String()) gives back the same events.
-func (s *Script) String() string {
-	parts := make([]string, len(s.Events))
+func (s *Script) String() string { return s.join("; ") }
+
+// join prints the events separated by sep, in one allocation.
+func (s *Script) join(sep string) string {
+	b := make([]byte, 0, 24*len(s.Events))
 	for i, e := range s.Events {
-		parts[i] = e.String()
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		b = e.appendText(b)
 	}
-	return strings.Join(parts, "; ")
+	return string(b)
 }
 
 // Lines prints the script one event per line, for reading.
-func (s *Script) Lines() string {
-	parts := make([]string, len(s.Events))
-	for i, e := range s.Events {
-		parts[i] = e.String()
-	}
-	return strings.Join(parts, "\n")
-}
+func (s *Script) Lines() string { return s.join("\n") }
 
 // Work counters, for tests that prove a request does each thing once.
 var scriptParses, scenarioLookups atomic.Int64

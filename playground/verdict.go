@@ -28,7 +28,7 @@ func isBusinessChange(ch rowChange) bool {
 		if ch.Op != "update" {
 			return true
 		}
-		return fmt.Sprint(ch.Before[1]) != fmt.Sprint(ch.After[1])
+		return valueText(ch.Before[1]) != valueText(ch.After[1])
 	case "shipments":
 		return true
 	}
@@ -89,7 +89,7 @@ func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
 func (s *sim) actual() []Figure {
 	byID := func(table, id string) []any {
 		for _, v := range s.l.rows(table) {
-			if fmt.Sprint(v[0]) == id {
+			if valueText(v[0]) == id {
 				return v
 			}
 		}
@@ -106,10 +106,10 @@ func (s *sim) actual() []Figure {
 	for _, o := range s.sc.Orders {
 		f := Figure{Table: "orders", Key: o.ID, State: "(deleted)"}
 		if v := byID("orders", o.ID); v != nil {
-			f.State = fmt.Sprint(v[1])
+			f.State = valueText(v[1])
 		}
 		for _, sh := range s.l.rows("shipments") {
-			if fmt.Sprint(sh[0]) == o.ID {
+			if valueText(sh[0]) == o.ID {
 				f.Value++
 			}
 		}

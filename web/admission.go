@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -61,9 +62,10 @@ type admission struct {
 	limiter   *rateLimiter
 	metrics   *metrics
 
-	mu      sync.Mutex
-	flights map[string]*flight
-	gen     uint64 // bumped when the course changes: older computations are not cached
+	mu       sync.Mutex
+	flights  map[string]*flight
+	gen      uint64 // bumped when the course changes: older computations are not cached
+	etagSeed maphash.Seed
 }
 
 func newAdmission(m *metrics, limiter *rateLimiter) *admission {
@@ -76,6 +78,7 @@ func newAdmission(m *metrics, limiter *rateLimiter) *admission {
 		limiter:   limiter,
 		metrics:   m,
 		flights:   map[string]*flight{},
+		etagSeed:  maphash.MakeSeed(),
 	}
 }
 
@@ -116,8 +119,26 @@ type flight struct {
 // errClientGone ends a computation nobody waits for any more.
 var errClientGone = errors.New("every client waiting for this run went away")
 
-// computeFunc computes an answer within ctx and the budget.
-type computeFunc func(ctx context.Context, budget *playground.Budget) (*runOutput, error)
+// computeFunc computes an answer within ctx and the budget; etag is the
+// answer's entity tag (stateETag), which its payload carries.
+type computeFunc func(ctx context.Context, budget *playground.Budget, etag string) (*runOutput, error)
+
+// stateETag is the entity tag of the answer to key within one course
+// generation: a run is a pure function of its URL and the course, so the
+// tag is a hash of those (and of a seed drawn when the process started, so
+// that another build's answers never share a tag), not of the body, which
+// it would cost hashing every answer's bytes to compute.
+func (a *admission) stateETag(key string, gen uint64) string {
+	var h maphash.Hash
+	h.SetSeed(a.etagSeed)
+	h.WriteString(key)
+	var b [40]byte
+	out := append(b[:0], 's')
+	out = strconv.AppendUint(out, h.Sum64(), 36)
+	out = append(out, '-')
+	out = strconv.AppendUint(out, gen, 36)
+	return string(out)
+}
 
 // run answers key from the cache, or joins the computation in flight for
 // it, or starts one; source says which (hit, shared, miss). It returns
@@ -180,7 +201,7 @@ func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flig
 	b := a.budget
 	ctx, cancel := context.WithTimeout(ctx, b.Wall+time.Second) // the budget's wall clock stops it first
 	defer cancel()
-	f.out, f.err = compute(ctx, &b)
+	f.out, f.err = compute(ctx, &b, a.stateETag(key, gen))
 	var be *playground.BudgetError
 	if errors.As(f.err, &be) && be.Limit == playground.LimitWall {
 		f.err = a.busy()

@@ -93,7 +93,7 @@ func refusedView(v *siteView, place pgPlace, state pgState, limit, message strin
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
 func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, draw func(*playgroundView) templ.Component) computeFunc {
-	return func(ctx context.Context, b *playground.Budget) (*runOutput, error) {
+	return func(ctx context.Context, b *playground.Budget, etag string) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
 		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q)
@@ -114,7 +114,7 @@ func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Sc
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = requestPayload(body), time.Since(start), used.CPU
+		out.body, out.took, out.cpu = requestPayload(body, etag), time.Since(start), used.CPU
 		s.metrics.observeRun(out.took)
 		return out, nil
 	}
@@ -137,7 +137,7 @@ func inLayout(layout, content templ.Component) templ.Component {
 // apiRunCompute runs an API request and encodes its trace; a run over its
 // budget, or a trace over renderCap, is a 422 whose error names the limit.
 func (s *Server) apiRunCompute(req playground.Request) computeFunc {
-	return func(ctx context.Context, b *playground.Budget) (*runOutput, error) {
+	return func(ctx context.Context, b *playground.Budget, etag string) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
 		req.Budget, req.Usage = b, &used
@@ -157,7 +157,7 @@ func (s *Server) apiRunCompute(req playground.Request) computeFunc {
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = requestPayload(append(body, '\n')), time.Since(start), used.CPU
+		out.body, out.took, out.cpu = requestPayload(append(body, '\n'), etag), time.Since(start), used.CPU
 		s.metrics.observeRun(out.took)
 		return out, nil
 	}

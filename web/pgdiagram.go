@@ -458,11 +458,11 @@ func newStepView(st playground.Step, divergent bool) stepView {
 	}
 	switch st.Kind {
 	case playground.StepDeliver:
-		sv.Text = fmt.Sprintf("The broker delivers %s to %s (attempt %d)", st.Message, st.Worker, st.Attempt)
+		sv.Text = "The broker delivers " + st.Message + " to " + st.Worker + " (attempt " + strconv.Itoa(st.Attempt) + ")"
 	case playground.StepSQL:
-		sv.Text = fmt.Sprintf("%s runs %s", who, sqlLabel(st.SQL))
+		sv.Text = who + " runs " + sqlLabel(st.SQL)
 	case playground.StepBlocked:
-		sv.Text = fmt.Sprintf("%s is blocked on %s (SQLITE_BUSY) and will retry", who, sqlLabel(st.SQL))
+		sv.Text = who + " is blocked on " + sqlLabel(st.SQL) + " (SQLITE_BUSY) and will retry"
 	default:
 		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
 	}
@@ -494,7 +494,7 @@ func changeText(c playground.Change) string {
 	case !c.Committed:
 		state = "undone"
 	}
-	return fmt.Sprintf("%s %s/%s: %s → %s (%s)", c.Op, c.Table, c.Key, rowText(c.Before), rowText(c.After), state)
+	return c.Op + " " + c.Table + "/" + c.Key + ": " + rowText(c.Before) + " → " + rowText(c.After) + " (" + state + ")"
 }
 
 func rowText(m map[string]any) string {

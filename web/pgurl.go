@@ -74,19 +74,40 @@ func (p pgPlace) formFields(s pgState, omit ...string) []hiddenField {
 
 // query writes a state's query string.
 func (p pgPlace) query(s pgState) string {
-	var b strings.Builder
-	for i, f := range p.fields(s) {
-		if i > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(f.Name + "=" + queryEscape(f.Value))
+	fields := p.fields(s)
+	n := 0
+	for _, f := range fields {
+		n += len(f.Name) + len(f.Value) + 2
 	}
-	return b.String()
+	b := make([]byte, 0, n+n/4)
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, '&')
+		}
+		b = appendQueryEscaped(append(append(b, f.Name...), '='), f.Value)
+	}
+	return string(b)
 }
 
 // queryEscape escapes a query value but keeps commas readable.
-func queryEscape(s string) string {
-	return strings.ReplaceAll(url.QueryEscape(s), "%2C", ",")
+func queryEscape(s string) string { return string(appendQueryEscaped(nil, s)) }
+
+// appendQueryEscaped appends s escaped as url.QueryEscape does (a space is
+// "+", every byte but letters, digits and "-_.~" is %XX), but keeping
+// commas readable.
+func appendQueryEscaped(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~', c == ',':
+			b = append(b, c)
+		case c == ' ':
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return b
 }
 
 // href is the site path (without the base) of a state in this place. A

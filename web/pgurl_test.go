@@ -183,3 +183,16 @@ func TestPlaygroundURL_Panels(t *testing.T) {
 		t.Errorf("an unknown panel: %v", err)
 	}
 }
+
+// queryEscape is url.QueryEscape keeping commas readable, for every byte.
+func TestQueryEscape_IsQueryEscapeKeepingCommas(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{"", "deliver msg-1 to A; crash A", "a,b c+d&e=f%g#h/é", string(all)} {
+		if got, want := queryEscape(s), strings.ReplaceAll(url.QueryEscape(s), "%2C", ","); got != want {
+			t.Errorf("queryEscape(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

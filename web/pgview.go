@@ -288,6 +288,10 @@ func cellText(v any) string {
 		return "NULL"
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
 	default:
 		return fmt.Sprint(v)
 	}

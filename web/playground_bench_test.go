@@ -1,6 +1,7 @@
 package web
 
 import (
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -155,4 +156,30 @@ func BenchmarkClosedLoop(b *testing.B) {
 	b.ReportMetric(float64(nClicks)/secs, "clicks/s")
 	b.ReportMetric(float64(nStatic)/secs, "static/s")
 	b.ReportMetric(float64(nClicks)/float64(nStatic), "clicks/static")
+}
+
+// BenchmarkGzipLevel compresses a click's fragment (lost-ack's, as a
+// browser gets it) at the levels a request's answer could use, to choose
+// requestGzip's: CPU per click against bytes on the wire.
+func BenchmarkGzipLevel(b *testing.B) {
+	h := benchServer(b).Handler()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, clickURL("lost-ack"), nil))
+	body := w.Body.Bytes()
+	for _, level := range []struct {
+		name  string
+		level int
+	}{{"huffman-only", gzip.HuffmanOnly}, {"1", gzip.BestSpeed}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}} {
+		b.Run(level.name, func(b *testing.B) {
+			z := newGzipper(level.level)
+			var n int
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				n = len(z.compress(body))
+			}
+			b.ReportMetric(float64(n), "gzip-bytes")
+			b.ReportMetric(float64(n)/float64(len(body)), "ratio")
+		})
+	}
 }

@@ -437,6 +437,6 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, format stri
 		return err
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="room-%s.%s"`, strings.ReplaceAll(string(room.Code), "-", ""), format))
-	writeBody(w, r, http.StatusOK, []string{contentType}, noStore, requestPayload([]byte(buf.String())))
+	writeBody(w, r, http.StatusOK, []string{contentType}, noStore, requestPayload([]byte(buf.String()), ""))
 	return nil
 }
