@@ -29,11 +29,12 @@ func load(ctx context.Context, args []string, stdout io.Writer) error {
 	expensive := fs.Int("expensive", 0, "clients sending the most expensive requests they can, back to back")
 	closed := fs.Duration("closed-loop", 0, "then measure closed-loop clicks/s, and an http.FileServer of a lesson's bytes, for this long each")
 	idle := fs.Duration("idle", 5*time.Second, "pause before reading the idle memory after the run")
+	cycles := fs.Int("cycles", 1, "run the learners this many times, reading the idle memory after each (a leak climbs)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if *duration <= 0 || *duration > 10*time.Minute || *learners < 0 || *expensive < 0 || *thinkMax < *thinkMin {
-		return usagef("load: want 0 < -duration <= 10m, -think-min <= -think-max and no negative counts")
+	if *duration <= 0 || *duration > 10*time.Minute || *learners < 0 || *expensive < 0 || *thinkMax < *thinkMin || *cycles < 1 || *cycles > 10 {
+		return usagef("load: want 0 < -duration <= 10m, -think-min <= -think-max, 1 <= -cycles <= 10 and no negative counts")
 	}
 	course, err := loadCourse("")
 	if err != nil {
@@ -69,37 +70,56 @@ func load(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	fmt.Fprintf(stdout, "target %s: idle RSS before %.1f MB\n", base, idleBefore["process_resident_memory_bytes"]/1e6)
-	res, err := loadtest.Run(ctx, loadtest.Config{Target: base, Learners: *learners, ThinkMin: *thinkMin, ThinkMax: *thinkMax,
-		Duration: *duration, Expensive: *expensive, Lessons: slugs})
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
-	}
-	fmt.Fprintf(stdout, "%d learners (think %v-%v) + %d expensive clients for %v:\n", *learners, *thinkMin, *thinkMax, *expensive, res.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "  learners: %.1f req/s, %s, errors %d %v\n", res.RPS, res.Clicks, res.Errors, res.StatusCounts)
-	if res.ErrorSample != "" {
-		fmt.Fprintf(stdout, "  first error: %s\n", res.ErrorSample)
-	}
-	if *expensive > 0 {
-		fmt.Fprintf(stdout, "  expensive requests answered (not 429): %s; answers by status %v\n", res.Expensive, res.Refusals)
-	}
-	m := res.ServerMetrics
-	fmt.Fprintf(stdout, "  server: peak RSS %.1f MB, CPU %.1f s; cache hit %.0f shared %.0f miss %.0f; refusals busy %.0f budget %.0f rate %.0f\n",
-		res.PeakRSS/1e6, res.CPUSeconds,
-		m[`idemlab_run_cache_requests_total{result="hit"}`], m[`idemlab_run_cache_requests_total{result="shared"}`], m[`idemlab_run_cache_requests_total{result="miss"}`],
-		m[`idemlab_refusals_total{reason="busy"}`], m[`idemlab_refusals_total{reason="budget"}`], m[`idemlab_refusals_total{reason="rate"}`])
-	if *closed > 0 {
-		if err := closedLoop(ctx, stdout, client, base, slugs[0], *closed); err != nil {
-			return err
+	var idleAfter map[string]float64
+	firstIdle := 0.0
+	for cycle := 1; cycle <= *cycles; cycle++ {
+		if *cycles > 1 {
+			fmt.Fprintf(stdout, "cycle %d of %d:\n", cycle, *cycles)
 		}
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(*idle):
-	}
-	idleAfter, err := loadtest.ScrapeMetrics(ctx, client, base)
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
+		res, err := loadtest.Run(ctx, loadtest.Config{Target: base, Learners: *learners, ThinkMin: *thinkMin, ThinkMax: *thinkMax,
+			Duration: *duration, Expensive: *expensive, Lessons: slugs})
+		if err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
+		fmt.Fprintf(stdout, "%d learners (think %v-%v) + %d expensive clients for %v:\n", *learners, *thinkMin, *thinkMax, *expensive, res.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(stdout, "  learners: %.1f req/s, %s, errors %d %v\n", res.RPS, res.Clicks, res.Errors, res.StatusCounts)
+		if res.ErrorSample != "" {
+			fmt.Fprintf(stdout, "  first error: %s\n", res.ErrorSample)
+		}
+		if *expensive > 0 {
+			fmt.Fprintf(stdout, "  expensive requests answered (not 429): %s; answers by status %v\n", res.Expensive, res.Refusals)
+		}
+		m := res.ServerMetrics
+		fmt.Fprintf(stdout, "  server: peak RSS %.1f MB, CPU %.1f s; cache hit %.0f shared %.0f miss %.0f; refusals busy %.0f budget %.0f rate %.0f\n",
+			res.PeakRSS/1e6, res.CPUSeconds,
+			m[`idemlab_run_cache_requests_total{result="hit"}`], m[`idemlab_run_cache_requests_total{result="shared"}`], m[`idemlab_run_cache_requests_total{result="miss"}`],
+			m[`idemlab_refusals_total{reason="busy"}`], m[`idemlab_refusals_total{reason="budget"}`], m[`idemlab_refusals_total{reason="rate"}`])
+		if *closed > 0 && cycle == *cycles {
+			if err := closedLoop(ctx, stdout, client, base, slugs[0], *closed); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(*idle):
+		}
+		idleAfter, err = loadtest.ScrapeMetrics(ctx, client, base)
+		if err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
+		rss := idleAfter["process_resident_memory_bytes"]
+		if cycle == 1 {
+			firstIdle = rss
+		}
+		if *cycles > 1 {
+			// Where the memory is: the Go heap in use, what the Go runtime
+			// holds from the OS without having released it, and the rest
+			// (SQLite's allocator, which maps its own pages, and the binary).
+			held := idleAfter["go_memstats_sys_bytes"] - idleAfter["go_memstats_heap_released_bytes"]
+			fmt.Fprintf(stdout, "  idle RSS after cycle %d: %.1f MB (%.2f × the first cycle's); Go heap in use %.1f MB, Go runtime holds %.1f MB, the rest %.1f MB\n",
+				cycle, rss/1e6, rss/firstIdle, idleAfter["go_memstats_heap_inuse_bytes"]/1e6, held/1e6, (rss-held)/1e6)
+		}
 	}
 	fmt.Fprintf(stdout, "idle RSS after %v: %.1f MB (before %.1f MB); goroutines %.0f\n", *idle, idleAfter["process_resident_memory_bytes"]/1e6,
 		idleBefore["process_resident_memory_bytes"]/1e6, idleAfter["go_goroutines"])
