@@ -225,6 +225,12 @@ type dbConn struct {
 	// it sees the ledger as of that moment; writer: it holds the write lock.
 	snapshot, writer bool
 
+	// stmts keeps the statements prepared on a plain connection (the
+	// engine's handlers and the janitor: a finite set of SQL texts), so that
+	// a reused ledger's connection runs them without parsing them again;
+	// nil on a sandboxed connection, which prepares every statement.
+	stmts map[string]driver.Stmt
+
 	pending      []rowChange // changes of the open transaction
 	stmt         []rowChange // changes of the statement being executed
 	commitSeen   bool
@@ -436,6 +442,8 @@ func (l *ledger) sandboxedConn(name string, timeout time.Duration) (*dbConn, err
 	if err != nil {
 		return nil, err
 	}
+	c.closeStmts()
+	c.stmts = nil // a learner's SQL is prepared, and authorized, every time
 	if err := sandboxConfine(c.conn, nil); err != nil {
 		return nil, err
 	}
@@ -457,7 +465,7 @@ func (l *ledger) janitorConn() (*dbConn, error) {
 }
 
 func (l *ledger) attach(name string, c driver.Conn) *dbConn {
-	dc := &dbConn{l: l, conn: c, name: name}
+	dc := &dbConn{l: l, conn: c, name: name, stmts: map[string]driver.Stmt{}}
 	hc := c.(hookConn)
 	hc.RegisterPreUpdateHook(func(d sqlite.SQLitePreUpdateData) {
 		ch := rowChange{Table: d.TableName, OldRowID: d.OldRowID, NewRowID: d.NewRowID, Message: dc.message}
@@ -507,9 +515,14 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 	c.commitSeen, c.rollbackSeen = false, false
 	c.stmt = c.stmt[:0]
 	var res execResult
+	stmt := c.prepared(q)
 	if query {
 		var rows driver.Rows
-		rows, res.Err = c.conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+		if stmt != nil {
+			rows, res.Err = stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+		} else {
+			rows, res.Err = c.conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+		}
 		if res.Err == nil {
 			dest := make([]driver.Value, len(rows.Columns()))
 			for {
@@ -525,7 +538,11 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 		}
 	} else {
 		var r driver.Result
-		r, res.Err = c.conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+		if stmt != nil {
+			r, res.Err = stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+		} else {
+			r, res.Err = c.conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+		}
 		if res.Err == nil {
 			res.Rows, _ = r.RowsAffected()
 		}
@@ -554,6 +571,37 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 		c.l.apply(res.Committed)
 	}
 	return res
+}
+
+// maxStmts bounds a connection's prepared statements.
+const maxStmts = 64
+
+// prepared returns q prepared on a plain connection, preparing it the first
+// time; nil when the connection does not keep statements or q does not
+// prepare (the statement then runs the ordinary way, which reports why).
+func (c *dbConn) prepared(q string) driver.Stmt {
+	if c.stmts == nil {
+		return nil
+	}
+	if st, ok := c.stmts[q]; ok {
+		return st
+	}
+	if len(c.stmts) >= maxStmts {
+		return nil
+	}
+	st, err := c.conn.Prepare(q)
+	if err != nil {
+		return nil
+	}
+	c.stmts[q] = st
+	return st
+}
+
+func (c *dbConn) closeStmts() {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	clear(c.stmts)
 }
 
 func (l *ledger) apply(changes []rowChange) {
@@ -615,6 +663,7 @@ func (l *ledger) close() {
 // shut closes every connection and removes the ledger's files.
 func (l *ledger) shut() {
 	for i := len(l.conns) - 1; i >= 0; i-- {
+		l.conns[i].closeStmts()
 		l.conns[i].conn.Close()
 	}
 	l.conns, l.free = nil, nil

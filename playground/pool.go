@@ -319,10 +319,14 @@ func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
 // (see the comment at the top of this file for what makes it fresh).
 func (l *ledger) resetRows(im *ledgerImage) error {
 	for _, c := range l.conns {
-		// Whatever the engine believes of the connection: a transaction it
-		// did not see would keep a stale snapshot into the next run.
-		if err := execRaw(c.conn, "ROLLBACK"); err != nil && !strings.Contains(err.Error(), "no transaction is active") {
-			return err
+		// A learner's connection is rolled back whatever the engine
+		// believes of it (a transaction it did not see would keep a stale
+		// snapshot into the next run); the engine's own handlers open
+		// transactions only as the engine sees them.
+		if c.stmts == nil || c.inTx || len(c.pending) > 0 {
+			if err := execRaw(c.conn, "ROLLBACK"); err != nil && !strings.Contains(err.Error(), "no transaction is active") {
+				return err
+			}
 		}
 		c.setInTransaction(false, false)
 		c.pending, c.stmt, c.message = nil, c.stmt[:0], ""

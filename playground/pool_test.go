@@ -21,7 +21,9 @@ import (
 // as text: the schema and its cookie, the journal mode, the page and free
 // page counts, every row with its rowid, its values quoted and their
 // storage classes, and the rowid the next insert into each table gets.
-func dumpLedger(t *testing.T, c driver.Conn) string {
+// rowsOnly leaves out what the sandbox does not let a learner's connection
+// read (pragmas, the schema table, quote()).
+func dumpLedger(t *testing.T, c driver.Conn, rowsOnly bool) string {
 	t.Helper()
 	var b strings.Builder
 	query := func(q string) {
@@ -45,14 +47,20 @@ func dumpLedger(t *testing.T, c driver.Conn) string {
 			b.WriteByte('\n')
 		}
 	}
-	for _, p := range []string{"schema_version", "journal_mode", "page_count", "freelist_count", "user_version", "application_id"} {
-		query("PRAGMA " + p)
+	if !rowsOnly {
+		for _, p := range []string{"schema_version", "journal_mode", "page_count", "freelist_count", "user_version", "application_id"} {
+			query("PRAGMA " + p)
+		}
+		query("SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master ORDER BY name")
 	}
-	query("SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master ORDER BY name")
 	for _, table := range tableOrder {
 		var cols []string
 		for _, col := range tableColumns[table] {
-			cols = append(cols, "quote("+col+")", "typeof("+col+")")
+			if rowsOnly {
+				cols = append(cols, col, "typeof("+col+")")
+			} else {
+				cols = append(cols, "quote("+col+")", "typeof("+col+")")
+			}
 		}
 		query("SELECT rowid, " + strings.Join(cols, ", ") + " FROM " + table + " ORDER BY rowid")
 		query("SELECT coalesce(max(rowid), 0) + 1 FROM " + table)
@@ -70,16 +78,21 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // scribble changes a ledger as runs do, and worse: commits on several
 // connections (rows added, changed and deleted, rowids used up), a prune,
-// then leaves one connection inside a transaction that wrote and another
-// holding a read snapshot.
-func scribble(t *testing.T, l *ledger, rng *rand.Rand) {
+// then leaves one connection inside a transaction that wrote and, on a
+// sandboxed ledger (a learner's SQL), another holding a read snapshot the
+// engine does not know of.
+func scribble(t *testing.T, l *ledger, sandboxed bool, rng *rand.Rand) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := l.conn("A")
+	conn := l.conn
+	if sandboxed {
+		conn = func(name string) (*dbConn, error) { return l.sandboxedConn(name, time.Second) }
+	}
+	a, err := conn("A")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := l.conn("B")
+	b, err := conn("B")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +119,7 @@ func scribble(t *testing.T, l *ledger, rng *rand.Rand) {
 		a.setInTransaction(true, false)
 		run(a, "UPDATE accounts SET balance = 0", false)
 	}
-	if rng.IntN(2) == 0 {
+	if sandboxed && rng.IntN(2) == 0 {
 		execRaw(b.conn, "BEGIN") // a transaction the engine does not know of
 		run(b, "SELECT * FROM accounts", true)
 	}
@@ -125,30 +138,37 @@ func TestLedgerPool_ResetIsFresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := dumpLedger(t, fresh.pinned.conn)
+		want, wantRows := dumpLedger(t, fresh.pinned.conn, false), dumpLedger(t, fresh.pinned.conn, true)
 		fresh.close()
 
-		l, err := openLedger(tmpl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.key = poolKey{tmpl, false}
-		for round := range 4 {
-			scribble(t, l, rng)
-			if err := l.resetRows(tmpl); err != nil {
-				t.Fatalf("%s round %d: %v", sc.Name, round, err)
+		for _, sandboxed := range []bool{false, true} {
+			l, err := openLedger(tmpl)
+			if err != nil {
+				t.Fatal(err)
 			}
-			l.freeWorkers()
-			for _, c := range append(l.conns, &dbConn{conn: l.keeper.conn}) {
-				if got := dumpLedger(t, c.conn); got != want {
-					t.Fatalf("%s round %d: a reset ledger is not fresh\n got:\n%s\nwant:\n%s", sc.Name, round, got, want)
+			l.key = poolKey{tmpl, sandboxed}
+			for round := range 4 {
+				scribble(t, l, sandboxed, rng)
+				if err := l.resetRows(tmpl); err != nil {
+					t.Fatalf("%s round %d: %v", sc.Name, round, err)
+				}
+				l.freeWorkers()
+				for _, c := range append(l.conns, &dbConn{conn: l.keeper.conn}) {
+					want := want
+					_, confined := c.conn.(*sandboxConn)
+					if confined {
+						want = wantRows
+					}
+					if got := dumpLedger(t, c.conn, confined); got != want {
+						t.Fatalf("%s (sandboxed %v) round %d: a reset ledger is not fresh\n got:\n%s\nwant:\n%s", sc.Name, sandboxed, round, got, want)
+					}
+				}
+				if got := renderTables(l.committed); string(mustJSON(t, got)) != string(mustJSON(t, renderTables(tmpl.rows))) {
+					t.Fatalf("%s: the mirror is not the template's", sc.Name)
 				}
 			}
-			if got := renderTables(l.committed); string(mustJSON(t, got)) != string(mustJSON(t, renderTables(tmpl.rows))) {
-				t.Fatalf("%s: the mirror is not the template's", sc.Name)
-			}
+			l.close()
 		}
-		l.close()
 	}
 }
 
