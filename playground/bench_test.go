@@ -78,18 +78,27 @@ func baselineFor(b *testing.B, req Request) (*ledgerImage, [][]baselineStatement
 }
 
 // runBaseline executes the recorded statements directly on one connection
-// per handler, each on a fresh ledger restored from the same template.
+// per handler, each on a ledger of the template from the pool the engine
+// uses (pool.go), its statements prepared once on that connection as the
+// engine's plain connections keep them: the floor is SQLite's own work.
 func runBaseline(b *testing.B, tmpl *ledgerImage, perHandler [][]baselineStatement) {
 	ctx := context.Background()
 	for _, stmts := range perHandler {
-		l, err := openLedger(tmpl) // plain connections, as the built-in handlers run on
+		l, err := acquireLedger(tmpl, false) // plain connections, as the built-in handlers run on
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := l.pinned.conn
+		c, err := l.conn("baseline")
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, st := range stmts {
+			stmt := c.prepared(st.sql)
+			if stmt == nil {
+				b.Fatalf("%s does not prepare", st.sql)
+			}
 			if st.query {
-				rows, err := c.(driver.QueryerContext).QueryContext(ctx, st.sql, st.args)
+				rows, err := stmt.(driver.StmtQueryContext).QueryContext(ctx, st.args)
 				if err == nil {
 					dest := make([]driver.Value, len(rows.Columns()))
 					for rows.Next(dest) == nil {
@@ -97,17 +106,17 @@ func runBaseline(b *testing.B, tmpl *ledgerImage, perHandler [][]baselineStateme
 					rows.Close()
 				}
 			} else {
-				c.(driver.ExecerContext).ExecContext(ctx, st.sql, st.args)
+				stmt.(driver.StmtExecContext).ExecContext(ctx, st.args)
 			}
 		}
-		l.close()
+		releaseLedger(l, true)
 	}
 }
 
 // BenchmarkBaseline executes the same SQL statements the run executed (those
 // that came back SQLITE_BUSY included), with
 // the same bound values, directly on one connection per handler, each on a
-// fresh ledger restored from the same template (with the same connection
+// ledger of the same template from the same pool (with the same connection
 // settings): the floor the engine's bookkeeping is measured against.
 func BenchmarkBaseline(b *testing.B) {
 	for _, sc := range Scenarios() {
