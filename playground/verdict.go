@@ -49,15 +49,16 @@ func (s *sim) expected() []Figure {
 // paid, cancelled or already shipped. It returns the figures and, per
 // message, whether it must take effect.
 func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
-	balances := map[string]int64{}
-	states := map[string]string{}
-	shipped := map[string]int64{}
+	// The figures themselves are the running totals: a scenario has a few
+	// accounts and orders, so a scan finds one faster than a map is built.
+	out := make([]Figure, 0, len(s.sc.Accounts)+len(s.sc.Orders))
 	for _, a := range s.sc.Accounts {
-		balances[a.ID] = a.Balance
+		out = append(out, Figure{Table: "accounts", Key: a.ID, Value: a.Balance})
 	}
 	for _, o := range s.sc.Orders {
-		states[o.ID] = o.State
+		out = append(out, Figure{Table: "orders", Key: o.ID, State: o.State})
 	}
+	accounts, orders := out[:len(s.sc.Accounts)], out[len(s.sc.Accounts):]
 	applies := map[string]bool{}
 	for _, m := range s.sc.Messages {
 		if !s.delivered[m.ID] || skip[m.ID] {
@@ -65,22 +66,20 @@ func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
 		}
 		switch m.Kind {
 		case KindCredit:
-			balances[m.AccountID] += m.Amount
+			for i := range accounts {
+				if accounts[i].Key == m.AccountID {
+					accounts[i].Value += m.Amount
+				}
+			}
 			applies[m.ID] = true
 		case KindShip:
-			if states[m.OrderID] == "paid" {
-				states[m.OrderID] = "shipped"
-				shipped[m.OrderID] = 1
-				applies[m.ID] = true
+			for i := range orders {
+				if orders[i].Key == m.OrderID && orders[i].State == "paid" {
+					orders[i].State, orders[i].Value = "shipped", 1
+					applies[m.ID] = true
+				}
 			}
 		}
-	}
-	out := make([]Figure, 0, len(s.sc.Accounts)+len(s.sc.Orders))
-	for _, a := range s.sc.Accounts {
-		out = append(out, Figure{Table: "accounts", Key: a.ID, Value: balances[a.ID]})
-	}
-	for _, o := range s.sc.Orders {
-		out = append(out, Figure{Table: "orders", Key: o.ID, Value: shipped[o.ID], State: states[o.ID]})
 	}
 	return out, applies
 }
