@@ -88,15 +88,15 @@ func refusedView(v *siteView, place pgPlace, state pgState, limit, message strin
 	return pv
 }
 
-// playgroundCompute runs the playground state a query names and renders it
-// with draw. A learner's bad input is drawn in place (resolvePlayground)
+// playgroundCompute runs the playground state a query names (decoded
+// already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, draw func(*playgroundView) templ.Component) computeFunc {
+func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *pgState, draw func(*playgroundView) templ.Component) computeFunc {
 	return func(ctx context.Context, b *playground.Budget, etag string) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
-		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q)
+		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q, decoded)
 		out := &runOutput{status: http.StatusOK, contentType: htmlContentType}
 		if err == nil && pv.problem != nil {
 			out.status = http.StatusBadRequest

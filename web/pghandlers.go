@@ -69,12 +69,17 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 		return cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
 	}
 	place := pagePlace(sc, embed)
-	if state, redirect, err := stateFromQuery(q, place.home, sc.Workers); err == nil && redirect {
+	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	if err == nil && redirect {
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
+	decoded := &state // the run starts from it, without decoding the query again
+	if err != nil {
+		decoded = nil // resolvePlayground says what was wrong, in place
+	}
 	fragment := wantsFragment(r)
-	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, func(pv *playgroundView) templ.Component {
+	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
 		meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(pv.state), section: "playground"}
 		switch {
 		case fragment:
@@ -136,9 +141,14 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	} else {
 		place = lessonPlace(slug, spec, embed)
 	}
-	if state, redirect, err := stateFromQuery(q, place.home, sc.Workers); err == nil && redirect {
+	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	if err == nil && redirect {
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
+	}
+	decoded := &state // the run starts from it, without decoding the query again
+	if err != nil {
+		decoded = nil // resolvePlayground says what was wrong, in place
 	}
 	fragment := wantsFragment(r)
 	views := site.blocks[lessonKey(slug, embed)]
@@ -149,7 +159,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	if !embed && pos.next != nil {
 		meta.next = lessonPath(pos.next.Slug)
 	}
-	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, func(pv *playgroundView) templ.Component {
+	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
 		if fragment {
 			return LivePlayground(pv)
 		}

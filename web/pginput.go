@@ -39,12 +39,13 @@ var queryFieldsOf = map[string][]string{
 }
 
 // resolvePlayground reads a place's state from a query (the caller has
-// redirected a non-canonical one already) and runs it within the budget,
+// redirected a non-canonical one already, and passes the state it decoded,
+// or nil when the query has a problem) and runs it within the budget,
 // adding each run's CPU time to usage. On a learner's bad input it runs the
 // last good state and returns the view with its problem set; the error is
 // then nil. Other errors (our bugs, a run over its budget, cancelled runs)
 // are returned as they are, with the state that was running.
-func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, q url.Values) (*playgroundView, pgState, error) {
+func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *pgState) (*playgroundView, pgState, error) {
 	var problem *inputProblem
 	run := func(state pgState) (*playgroundView, error) {
 		var u playground.Usage
@@ -57,7 +58,13 @@ func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budge
 	}
 	q = cloneQuery(q)
 	for range len(queryFieldsOf) + 1 { // each round drops one more field
-		state, _, err := stateFromQuery(q, place.home, sc.Workers)
+		var state pgState
+		var err error
+		if decoded != nil { // the first round's state, as the handler decoded q
+			state, decoded = *decoded, nil
+		} else {
+			state, _, err = stateFromQuery(q, place.home, sc.Workers)
+		}
 		if err == nil {
 			var pv *playgroundView
 			if pv, err = run(state); err == nil {

@@ -15,7 +15,15 @@ import (
 // looks its scenario up once; the engine and the view work on what was
 // decoded.
 func TestPlaygroundClick_ParsesAndLooksUpOnce(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
+	cached := newTestServer(t, Config{})
+	uncached := newTestServer(t, Config{}) // every click computed: the handler's decoding is the run's
+	uncached.adm.cache = newRunCache(0)
+	for _, h := range []http.Handler{cached.Handler(), uncached.Handler()} {
+		clickParsesAndLooksUpOnce(t, h)
+	}
+}
+
+func clickParsesAndLooksUpOnce(t *testing.T, h http.Handler) {
 	for _, target := range []string{
 		"/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&fragment=1",
 		"/playground?scenario=concurrent-duplicate&handlers=check-then-insert,dedupe-tx&script=start+msg-1+on+A%3B+start+msg-1+on+B%3B+step+A&to=B&fragment=1",
