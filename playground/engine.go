@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// Run executes the script once per handler, each against a fresh ledger,
-// and returns the trace. The result is a pure function of the request:
+// Run executes the script once per handler, each against a fresh ledger
+// (or a reused one reset to be indistinguishable from it: pool.go), and
+// returns the trace. The result is a pure function of the request:
 // the same request gives a byte-identical JSON encoding. Bad input is an
 // *InputError; anything else is an internal error (or ctx's error).
 func Run(ctx context.Context, req Request) (*Trace, error) {
