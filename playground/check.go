@@ -119,12 +119,28 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	b := ex.Bounds.withDefaults()
+	for _, c := range ex.checks() {
+		done, err := checkBounds(ctx, parent, res, ex, h, c.bounds, prune, limit)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return res, nil
+		}
+	}
+	res.Passed = true
+	return res, nil
+}
+
+// checkBounds explores every scenario of the exercise under one set of
+// bounds, adding to res. It reports done when res is final (a
+// counterexample, or a handler error).
+func checkBounds(ctx, parent context.Context, res *CheckResult, ex *Exercise, h *Handler, b ExploreBounds, prune bool, limit time.Duration) (bool, error) {
 	for _, name := range ex.Scenarios {
 		sc, _ := LookupScenario(name)
 		x, err := newExplorer(ctx, sc, h, b, ex.Invariants, prune)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		err = x.explore()
 		if err == nil && x.failure != nil {
@@ -139,20 +155,20 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		res.Runs += x.runs
 		if err != nil {
 			if ctx.Err() == context.DeadlineExceeded {
-				return nil, fmt.Errorf("the check took longer than %v; it was stopped: %w", limit.Round(time.Millisecond), context.DeadlineExceeded)
+				return false, fmt.Errorf("the check took longer than %v; it was stopped: %w", limit.Round(time.Millisecond), context.DeadlineExceeded)
 			}
 			if parent.Err() != nil {
-				return nil, parent.Err()
+				return false, parent.Err()
 			}
-			return nil, err
+			return false, err
 		}
 		if x.refused != nil {
 			res.Error = x.refused
-			return res, nil
+			return true, nil
 		}
 		if x.ce != nil {
 			res.Counterexample = x.ce
-			return res, nil
+			return true, nil
 		}
 		if x.schedules == 0 {
 			msg := "no schedule completed: every delivery of the handler failed"
@@ -162,7 +178,7 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 				line = x.firstError.Line
 			}
 			res.Error = &HandlerError{Line: line, Message: msg}
-			return res, nil
+			return true, nil
 		}
 		if prune {
 			res.NaiveSchedules += x.naiveCount()
@@ -170,6 +186,5 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 			res.NaiveSchedules += int64(x.schedules)
 		}
 	}
-	res.Passed = true
-	return res, nil
+	return false, nil
 }

@@ -1,5 +1,7 @@
 package playground
 
+import "slices"
+
 // What a trace says at a cursor: the engine's own rules for the verdict,
 // the broker's state and the effects at any point of a run, so that a UI
 // only lays them out.
@@ -37,8 +39,10 @@ func (h *HandlerTrace) UnsettledAt(event int) []MessageOutcome {
 // kind of the last step that concerned it (StepDeliver: leased to Worker;
 // StepAck; StepAckLost; StepAckRefused; StepCrash: its worker died
 // holding it; StepLeaseExpired; StepDeadLetter), or "" before its first
-// delivery. Acked says whether the broker has deleted it: a second copy's
-// late ack (StepAckRefused) after another worker's ack leaves it deleted.
+// delivery. Acked says whether the broker has deleted it, every copy the
+// producer published (Step.Copy) acked: a second delivery's late ack
+// (StepAckRefused) after another worker's ack of the same copy leaves it
+// deleted, and acking a republished copy leaves an earlier one owed.
 type MessageState struct {
 	ID     string
 	Status string
@@ -108,6 +112,7 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 		}
 		return m, w
 	}
+	acked := map[string][]bool{} // message → copy number-1 → acked
 	for _, st := range h.Steps[:min(max(n, 0), len(h.Steps))] {
 		m, w := find(st.Message, st.Worker)
 		switch st.Kind {
@@ -123,16 +128,21 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 		if m == nil {
 			continue
 		}
+		copies, c := acked[st.Message], max(st.Copy, 1)-1
+		for len(copies) <= c {
+			copies = append(copies, false)
+		}
 		switch st.Kind {
 		case StepDeliver:
-			// A delivery of a deleted message is a new copy (publish,
-			// replay): the broker holds it again.
-			m.Status, m.Worker, m.Acked = st.Kind, st.Worker, false
+			// A copy is owed from its delivery until its ack.
+			m.Status, m.Worker, copies[c] = st.Kind, st.Worker, false
 		case StepAck:
-			m.Status, m.Acked = st.Kind, true
+			m.Status, copies[c] = st.Kind, true
 		case StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter:
 			m.Status = st.Kind
 		}
+		acked[st.Message] = copies
+		m.Acked = !slices.Contains(copies, false)
 	}
 	return b
 }

@@ -2,6 +2,8 @@ package playground
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -51,8 +53,8 @@ func TestBrokerAt_MatchesTheRun(t *testing.T) {
 					}
 				}
 				for j, m := range sc.Messages {
-					if got.Messages[j].Acked != s.msgs[m.ID].acked {
-						t.Errorf("%s/%s event %d: %s acked %v, the engine says %v", sc.Name, name, i+1, m.ID, got.Messages[j].Acked, s.msgs[m.ID].acked)
+					if got.Messages[j].Acked != s.msgs[m.ID].deleted() {
+						t.Errorf("%s/%s event %d: %s acked %v, the engine says %v", sc.Name, name, i+1, m.ID, got.Messages[j].Acked, s.msgs[m.ID].deleted())
 					}
 				}
 			}
@@ -107,5 +109,34 @@ func TestScenario_InitialLedgerAndTables(t *testing.T) {
 		if len(sc.InitialFigures()) != len(sc.Accounts)+len(sc.Orders) {
 			t.Errorf("%s: initial figures %v", sc.Name, sc.InitialFigures())
 		}
+	}
+}
+
+// TestBrokerAt_CopiesAreAckedOnTheirOwn: after the producer publishes a
+// message again, acking the new copy leaves the message with the broker
+// while the first copy is owed, and the steps name the copy.
+func TestBrokerAt_CopiesAreAckedOnTheirOwn(t *testing.T) {
+	tr, err := Run(context.Background(), Request{Scenario: "webhook-retry", Handlers: []string{"dedupe-tx"},
+		Script: "deliver evt-1 lose-ack; publish evt-1; redeliver evt-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ht := tr.Handlers[0]
+	for event, acked := range map[int]bool{1: false, 2: false, 3: true} {
+		if got := ht.BrokerAfter(event).Messages[0].Acked; got != acked {
+			t.Errorf("after event %d: acked %v, want %v", event, got, acked)
+		}
+	}
+	copies := map[int][]int{} // event → copy of each deliver step
+	for _, st := range ht.Steps {
+		if st.Kind == StepDeliver {
+			copies[st.Event] = append(copies[st.Event], st.Copy)
+		}
+	}
+	if want := map[int][]int{1: {0}, 2: {2}, 3: {0}}; !reflect.DeepEqual(copies, want) {
+		t.Errorf("deliveries by event and copy %v, want %v (the redelivery is of the first copy, whose ack was lost)", copies, want)
+	}
+	if d := ht.Frames[1].Unsettled; len(d) != 1 || !strings.Contains(d[0].Detail, "copy 1 of evt-1's ack was lost") {
+		t.Errorf("after the publish, unsettled %+v; want copy 1's lost ack named", d)
 	}
 }

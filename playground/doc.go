@@ -68,6 +68,16 @@
 // again. After Settings.MaxDeliveries deliveries of one copy the message is
 // dead-lettered.
 //
+// Each publish (and each message a replay sends again) is a broker record
+// of its own, a copy, as a retried webhook is: its own deliveries, lease
+// and ack, so acking one copy does not delete another. deliver, start and
+// redeliver act on the oldest copy still owed that no worker holds (else
+// the oldest owed one); a second delivery of a copy still leased ("the
+// broker hands out a second copy") is the same record, and either ack
+// deletes it. Steps name the copy (Step.Copy) from the second one on. A
+// message id is settled when every copy is; its effect is expected once
+// however many copies there were.
+//
 // Runtime impossibilities (redeliver an acked message, step an idle worker,
 // deliver to a busy worker) are recorded as "skip" steps with a note, never
 // errors.
@@ -80,7 +90,7 @@
 //
 //	deliver MSG [to W] [FAULT]    lease MSG to W (default: the first idle worker); W runs its handler to the end and acks
 //	redeliver MSG [to W] [FAULT]  deliver MSG again; the clock jumps to the end of its lease if it is still running
-//	publish MSG [to W] [FAULT]    the producer sends MSG again (same id, a new copy) and it is delivered
+//	publish MSG [to W] [FAULT]    the producer sends MSG again: a new copy (same id, its own lease and ack) is delivered
 //	FAULT := lose-ack | crash-before-ack | crash-after N
 //	start MSG on W                W receives MSG and waits for step
 //	step W [N]                    W runs its next N statements (default 1); the step after the last statement is the ack
@@ -88,7 +98,7 @@
 //	crash W                       W dies: open transaction rolled back, no ack, in-process filter lost
 //	expire MSG                    MSG's lease runs out now; a running worker's later ack is refused
 //	restart W                     W restarts: in-process filter lost (a running handler dies as in crash)
-//	replay                        every message published so far is delivered again, in order, to the first idle worker
+//	replay                        every message published so far is delivered again, in order, to the first idle worker, each as a new copy
 //	prune [older-than T]          delete processed_messages rows older than T ticks (default Settings.RetentionTicks)
 //	advance T                     the clock moves T ticks on
 //

@@ -116,7 +116,7 @@ type worker struct {
 }
 
 type job struct {
-	msg          *msgState
+	msg          *brokerCopy
 	attempt      int
 	stmts        []*statement
 	pc           int // next statement
@@ -129,12 +129,85 @@ type job struct {
 	filterDone   bool
 }
 
+// msgState is one message id at the broker: the copies the producer
+// published (and replay sent again), oldest first.
 type msgState struct {
+	m      *Message
+	copies []*brokerCopy
+}
+
+// brokerCopy is one broker record of a message. Each publish makes a new
+// one, independent of the others as a retried webhook is: its own
+// deliveries, lease and ack, so acking one copy leaves another owed. A
+// duplicate handed out while a copy is leased (deliver, start) is the same
+// record delivered twice: either ack deletes it.
+type brokerCopy struct {
 	m          *Message
+	n          int // 1 for the first copy, 2 for the next one published…
 	deliveries int
 	acked      bool
 	dead       bool // moved to the dead-letter queue
 	leaseEnd   int64
+}
+
+// owed: the broker still has this copy to deliver (not acked, not dead-lettered).
+func (c *brokerCopy) owed() bool { return !c.acked && !c.dead }
+
+// label is the copy number a step shows: 0 (none) for the first copy.
+func (c *brokerCopy) label() int {
+	if c.n > 1 {
+		return c.n
+	}
+	return 0
+}
+
+// newCopy adds a broker record for a new publish of the message.
+func (m *msgState) newCopy() *brokerCopy {
+	c := &brokerCopy{m: m.m, n: len(m.copies) + 1}
+	m.copies = append(m.copies, c)
+	return c
+}
+
+// deleted: every copy was acked (the broker holds none of them).
+func (m *msgState) deleted() bool {
+	for _, c := range m.copies {
+		if !c.acked {
+			return false
+		}
+	}
+	return len(m.copies) > 0
+}
+
+// firstOwed is the oldest copy still owed, or nil.
+func (m *msgState) firstOwed() *brokerCopy {
+	for _, c := range m.copies {
+		if c.owed() {
+			return c
+		}
+	}
+	return nil
+}
+
+// firstDead is the oldest dead-lettered copy, or nil.
+func (m *msgState) firstDead() *brokerCopy {
+	for _, c := range m.copies {
+		if c.dead {
+			return c
+		}
+	}
+	return nil
+}
+
+// target is the copy that deliver, start and redeliver act on: the oldest
+// owed copy no worker holds (one the broker is waiting to hand out again),
+// else the oldest owed copy; nil when no copy is owed.
+func (s *sim) target(m *msgState) *brokerCopy {
+	for _, c := range m.copies {
+		if c.owed() && s.holder(c) == nil {
+			return c
+		}
+	}
+	return m.firstOwed()
 }
 
 // newSim sets up one handler's run on ledger l: the scenario's workers, idle
@@ -266,12 +339,15 @@ func (s *sim) refusal(ev Event) string {
 	case EventDeliver, EventRedeliver, EventPublish, EventStart:
 		m := s.msgs[ev.Message]
 		id := m.m.ID
+		none := ev.Kind != EventPublish && len(m.copies) > 0 && s.target(m) == nil
 		switch {
-		case ev.Kind == EventRedeliver && m.deliveries == 0:
+		case ev.Kind == EventRedeliver && len(m.copies) == 0:
 			return id + " was never delivered; use deliver " + id
-		case ev.Kind == EventRedeliver && m.acked:
+		case none && !m.deleted():
+			return id + " is in the dead-letter queue: the broker does not deliver it again; publish " + id + " or replay sends it again"
+		case none && ev.Kind == EventRedeliver:
 			return id + " was acked, so the broker deleted it; publish " + id + " or replay sends it again"
-		case (ev.Kind == EventDeliver || ev.Kind == EventStart) && m.acked:
+		case none:
 			return id + " was already acked; publish " + id + " or replay sends it again"
 		}
 		if ev.Worker != "" {
@@ -296,7 +372,7 @@ func (s *sim) refusal(ev Event) string {
 		}
 	case EventExpire:
 		m := s.msgs[ev.Message]
-		if m.deliveries == 0 || m.acked || (m.leaseEnd <= s.now && s.holder(m) == nil) {
+		if len(s.leased(m)) == 0 {
 			return m.m.ID + " has no lease running"
 		}
 	case EventReplay:
@@ -374,79 +450,110 @@ func (s *sim) pickWorker(name, msg string) *worker {
 }
 
 // deliver hands a message to a worker; it returns nil when the broker
-// could not (the reason is recorded as a skip step).
+// could not (the reason is recorded as a skip step). publish makes a new
+// copy; deliver, start and redeliver act on the copy target picks (the
+// first delivery makes copy 1).
 func (s *sim) deliver(ev Event) *worker {
 	m := s.msgs[ev.Message]
 	id := m.m.ID
+	var c *brokerCopy
+	if ev.Kind != EventPublish {
+		c = s.target(m)
+	}
 	note := ""
 	switch ev.Kind {
 	case EventDeliver, EventStart:
-		if s.holder(m) != nil {
-			note = fmt.Sprintf("%s is still leased to %s: the broker hands out a second copy", id, s.holder(m).name)
+		if c != nil && s.holder(c) != nil {
+			note = fmt.Sprintf("%s is still leased to %s: the broker hands out a second copy", id, s.holder(c).name)
 		}
 	case EventPublish:
-		note = "the producer publishes " + id + " again: a new copy with the same id"
+		if len(m.copies) > 0 {
+			note = fmt.Sprintf("the producer publishes %s again: copy %d, a broker record of its own with the same id (its own lease and ack)", id, len(m.copies)+1)
+		}
 	}
 	w := s.pickWorker(ev.Worker, id)
 	if w == nil {
 		return nil
 	}
-	if ev.Kind == EventPublish {
-		m.acked, m.dead, m.deliveries = false, false, 0
-		s.log = append(s.log, id)
-	} else if !contains(s.log, id) {
+	if c == nil {
+		c = m.newCopy()
+	}
+	if ev.Kind == EventPublish || !contains(s.log, id) {
 		s.log = append(s.log, id)
 	}
-	if ev.Kind == EventRedeliver && m.leaseEnd > s.now {
+	if ev.Kind == EventRedeliver && c.leaseEnd > s.now {
 		from := s.now
-		s.now = m.leaseEnd
+		s.now = c.leaseEnd
 		s.record(Step{Kind: StepClock, Message: id, Note: fmt.Sprintf("the clock jumps from tick %d to %d, the end of %s's lease", from, s.now, id)})
 		s.leasesRanOut(from)
 	}
-	if m.deliveries >= s.sc.Settings.MaxDeliveries {
-		m.dead = true
-		s.record(Step{Kind: StepDeadLetter, Message: id, Note: fmt.Sprintf("%s was delivered %d times: the broker moves it to the dead-letter queue", id, m.deliveries)})
+	if c.deliveries >= s.sc.Settings.MaxDeliveries {
+		c.dead = true
+		s.record(Step{Kind: StepDeadLetter, Message: id, Copy: c.label(), Note: fmt.Sprintf("%s was delivered %d times: the broker moves it to the dead-letter queue", id, c.deliveries)})
 		return nil
 	}
-	s.start(w, m, ev.Fault, ev.FaultAfter, note)
+	s.start(w, c, ev.Fault, ev.FaultAfter, note)
 	return w
 }
 
-func (s *sim) start(w *worker, m *msgState, fault string, faultAfter int, note string) {
-	m.deliveries++
-	m.leaseEnd = s.now + s.sc.Settings.LeaseTicks
-	s.delivered[m.m.ID] = true
-	stmts, ok := s.h.statementsFor(m.m.Kind)
+func (s *sim) start(w *worker, c *brokerCopy, fault string, faultAfter int, note string) {
+	c.deliveries++
+	c.leaseEnd = s.now + s.sc.Settings.LeaseTicks
+	s.delivered[c.m.ID] = true
+	stmts, ok := s.h.statementsFor(c.m.Kind)
 	if !ok {
-		note = strings.TrimPrefix(note+"; the handler has no statements for kind "+m.m.Kind, "; ")
+		note = strings.TrimPrefix(note+"; the handler has no statements for kind "+c.m.Kind, "; ")
 	}
-	w.job = &job{msg: m, attempt: m.deliveries, stmts: stmts, fault: fault, faultAfter: faultAfter, leaseEnd: m.leaseEnd}
-	s.record(Step{Kind: StepDeliver, Worker: w.name, Message: m.m.ID, Attempt: m.deliveries, Note: note})
+	w.job = &job{msg: c, attempt: c.deliveries, stmts: stmts, fault: fault, faultAfter: faultAfter, leaseEnd: c.leaseEnd}
+	s.record(Step{Kind: StepDeliver, Worker: w.name, Message: c.m.ID, Attempt: c.deliveries, Copy: c.label(), Note: note})
 }
 
-// holder returns a worker running the message, if any.
-func (s *sim) holder(m *msgState) *worker {
+// holder returns a worker running the copy, if any.
+func (s *sim) holder(c *brokerCopy) *worker {
 	for _, w := range s.workers {
-		if w.job != nil && w.job.msg == m {
+		if w.job != nil && w.job.msg == c {
 			return w
 		}
 	}
 	return nil
 }
 
+// holderOf returns a worker running any copy of the message, if any.
+func (s *sim) holderOf(m *msgState) *worker {
+	for _, w := range s.workers {
+		if w.job != nil && w.job.msg.m == m.m {
+			return w
+		}
+	}
+	return nil
+}
+
+// leased lists the message's owed copies whose lease is running (or that
+// a worker still holds).
+func (s *sim) leased(m *msgState) []*brokerCopy {
+	var out []*brokerCopy
+	for _, c := range m.copies {
+		if c.owed() && c.deliveries > 0 && (c.leaseEnd > s.now || s.holder(c) != nil) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // leasesRanOut records the leases that ended while the clock moved past them.
 func (s *sim) leasesRanOut(from int64) {
 	for i := range s.sc.Messages {
-		m := s.msgs[s.sc.Messages[i].ID]
-		if m.deliveries == 0 || m.acked || m.leaseEnd <= from || m.leaseEnd > s.now {
-			continue
+		for _, c := range s.msgs[s.sc.Messages[i].ID].copies {
+			if c.deliveries == 0 || !c.owed() || c.leaseEnd <= from || c.leaseEnd > s.now {
+				continue
+			}
+			holder := ""
+			if w := s.holder(c); w != nil {
+				holder = w.name
+				w.job.leaseExpired = true
+			}
+			s.record(Step{Kind: StepLeaseExpired, Worker: holder, Message: c.m.ID, Copy: c.label(), Note: fmt.Sprintf("%s's lease ended at tick %d: the broker may deliver it again", c.m.ID, c.leaseEnd)})
 		}
-		holder := ""
-		if w := s.holder(m); w != nil {
-			holder = w.name
-			w.job.leaseExpired = true
-		}
-		s.record(Step{Kind: StepLeaseExpired, Worker: holder, Message: m.m.ID, Note: fmt.Sprintf("%s's lease ended at tick %d: the broker may deliver it again", m.m.ID, m.leaseEnd)})
 	}
 	for _, w := range s.workers {
 		if w.job != nil && w.job.leaseEnd <= s.now {
@@ -455,22 +562,26 @@ func (s *sim) leasesRanOut(from int64) {
 	}
 }
 
+// expire ends the lease of every copy of the message that has one running.
 func (s *sim) expire(m *msgState) {
 	id := m.m.ID
-	m.leaseEnd = s.now
 	names := []string{}
-	for _, w := range s.workers {
-		if w.job != nil && w.job.msg == m {
-			w.job.leaseExpired = true
-			w.job.leaseEnd = min(w.job.leaseEnd, s.now)
-			names = append(names, w.name)
+	copies := s.leased(m)
+	for _, c := range copies {
+		c.leaseEnd = s.now
+		for _, w := range s.workers {
+			if w.job != nil && w.job.msg == c {
+				w.job.leaseExpired = true
+				w.job.leaseEnd = min(w.job.leaseEnd, s.now)
+				names = append(names, w.name)
+			}
 		}
 	}
 	note := id + "'s lease runs out: the broker may deliver it again"
 	if len(names) > 0 {
 		note += "; " + strings.Join(names, ", ") + " is still running, and its ack will be refused"
 	}
-	st := Step{Kind: StepLeaseExpired, Message: id, Note: note}
+	st := Step{Kind: StepLeaseExpired, Message: id, Copy: copies[0].label(), Note: note}
 	if len(names) > 0 {
 		st.Worker = names[0]
 	}
@@ -484,9 +595,7 @@ func (s *sim) replay() error {
 		if w == nil {
 			return nil
 		}
-		m := s.msgs[id]
-		m.acked = false
-		s.start(w, m, "", 0, "replay from offset 0")
+		s.start(w, s.msgs[id].newCopy(), "", 0, "replay from offset 0")
 		if err := s.over(); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package playground
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -21,6 +22,10 @@ import (
 //	  max_events: 6
 //	  crashes: 1
 //	  lost_acks: 1
+//	overlap:                          # optional: a second check, same scenarios
+//	  workers: 2
+//	  interleave: true
+//	  expiries: 1
 //	start: |                          # the handler script the editor opens with
 //	  UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;
 //	solution: |                       # revealed on request; must pass
@@ -35,9 +40,15 @@ type Exercise struct {
 	Scenarios  []string      `yaml:"scenarios" json:"scenarios"`
 	Invariants []string      `yaml:"invariants" json:"invariants"`
 	Bounds     ExploreBounds `yaml:"bounds" json:"bounds"`
-	Start      string        `yaml:"start" json:"start"`
-	Solution   string        `yaml:"solution" json:"solution"`
-	Hints      []string      `yaml:"hints" json:"hints"`
+	// Overlap is a second set of bounds, checked on the same scenarios
+	// after Bounds: the schedules in which a copy arrives while the first
+	// is still running (a lease that runs out under a slow handler, a
+	// second copy), statement by statement. Every built-in exercise has
+	// one; zero (no workers) means none.
+	Overlap  ExploreBounds `yaml:"overlap" json:"overlap"`
+	Start    string        `yaml:"start" json:"start"`
+	Solution string        `yaml:"solution" json:"solution"`
+	Hints    []string      `yaml:"hints" json:"hints"`
 }
 
 // ExploreBounds limit the schedules the checker enumerates. Every count is
@@ -131,17 +142,9 @@ func (e *Exercise) Validate() error {
 	if len(e.Scenarios) == 0 {
 		return fail("scenarios", "missing; name at least one built-in scenario")
 	}
-	b := e.Bounds.withDefaults()
 	for _, name := range e.Scenarios {
-		sc, err := LookupScenario(name)
-		if err != nil {
+		if _, err := LookupScenario(name); err != nil {
 			return fail("scenarios", "%v", err)
-		}
-		if b.Workers < 1 || b.Workers > len(sc.Workers) {
-			return fail("bounds.workers", "%d; the scenario %s has %d worker(s)", b.Workers, sc.Name, len(sc.Workers))
-		}
-		if b.Messages < 0 || b.Messages > len(sc.Messages) {
-			return fail("bounds.messages", "%d; the scenario %s has %d message(s)", b.Messages, sc.Name, len(sc.Messages))
 		}
 	}
 	if len(e.Invariants) == 0 {
@@ -152,34 +155,10 @@ func (e *Exercise) Validate() error {
 			return fail("invariants", "unknown invariant %q; invariants are %s", clip(inv), strings.Join(invariantNames, ", "))
 		}
 	}
-	if b.MaxEvents < 1 || b.MaxEvents > exerciseMaxEvents {
-		return fail("bounds.max_events", "%d; it must be from 1 to %d", b.MaxEvents, exerciseMaxEvents)
-	}
-	for _, c := range []struct {
-		name string
-		n    int
-	}{{"crashes", b.Crashes}, {"lost_acks", b.LostAcks}, {"expiries", b.Expiries}, {"duplicates", b.Duplicates},
-		{"publishes", b.Publishes}, {"replays", b.Replays}, {"restarts", b.Restarts}, {"prunes", b.Prunes}} {
-		if c.n < 0 || c.n > exerciseMaxBudget {
-			return fail("bounds."+c.name, "%d; it must be from 0 to %d", c.n, exerciseMaxBudget)
+	for _, c := range e.checks() {
+		if err := c.bounds.validate(c.field, e.Scenarios); err != nil {
+			return fail(err.field, "%s", err.msg)
 		}
-	}
-	if b.Interleave && b.Workers < 2 {
-		return fail("bounds.interleave", "needs at least 2 workers")
-	}
-	if len(b.Advance) > 4 {
-		return fail("bounds.advance", "at most 4 clock jumps")
-	}
-	for _, t := range b.Advance {
-		if t < 1 || t > maxAdvanceTicks {
-			return fail("bounds.advance", "%d; a jump is from 1 to %d ticks", t, maxAdvanceTicks)
-		}
-	}
-	if len(b.Advance) > 0 && b.MaxClock <= 0 {
-		return fail("bounds.max_clock", "needed with advance: the last tick a schedule may reach")
-	}
-	if b.MaxClock < 0 || b.RetryWindow < 0 || b.ReplayWindow < 0 || b.MaxIDAge < 0 {
-		return fail("bounds", "max_clock, retry_window, replay_window and max_id_age cannot be negative")
 	}
 	if len(e.Hints) > exerciseMaxHints {
 		return fail("hints", "%d hints; at most %d", len(e.Hints), exerciseMaxHints)
@@ -200,6 +179,77 @@ func (e *Exercise) Validate() error {
 			}
 			return fail(src.field, "%v", err)
 		}
+	}
+	return nil
+}
+
+// exerciseCheck is one set of bounds an exercise is checked under, with the
+// YAML field it came from.
+type exerciseCheck struct {
+	field  string
+	bounds ExploreBounds
+}
+
+// checks lists the exercise's bounds, with defaults: Bounds, then Overlap
+// when it sets anything.
+func (e *Exercise) checks() []exerciseCheck {
+	out := []exerciseCheck{{"bounds", e.Bounds.withDefaults()}}
+	if !reflect.ValueOf(e.Overlap).IsZero() {
+		out = append(out, exerciseCheck{"overlap", e.Overlap.withDefaults()})
+	}
+	return out
+}
+
+type boundsError struct{ field, msg string }
+
+// validate reports the first problem of a set of bounds (given with
+// defaults), naming its field under prefix ("bounds", "overlap").
+func (b ExploreBounds) validate(prefix string, scenarios []string) *boundsError {
+	bf := func(field, format string, args ...any) *boundsError {
+		if field != "" {
+			field = prefix + "." + field
+		} else {
+			field = prefix
+		}
+		return &boundsError{field, fmt.Sprintf(format, args...)}
+	}
+	for _, name := range scenarios {
+		sc, _ := LookupScenario(name)
+		if b.Workers < 1 || b.Workers > len(sc.Workers) {
+			return bf("workers", "%d; the scenario %s has %d worker(s)", b.Workers, sc.Name, len(sc.Workers))
+		}
+		if b.Messages < 0 || b.Messages > len(sc.Messages) {
+			return bf("messages", "%d; the scenario %s has %d message(s)", b.Messages, sc.Name, len(sc.Messages))
+		}
+	}
+	if b.MaxEvents < 1 || b.MaxEvents > exerciseMaxEvents {
+		return bf("max_events", "%d; it must be from 1 to %d", b.MaxEvents, exerciseMaxEvents)
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"crashes", b.Crashes}, {"lost_acks", b.LostAcks}, {"expiries", b.Expiries}, {"duplicates", b.Duplicates},
+		{"publishes", b.Publishes}, {"replays", b.Replays}, {"restarts", b.Restarts}, {"prunes", b.Prunes}} {
+		if c.n < 0 || c.n > exerciseMaxBudget {
+			return bf(c.name, "%d; it must be from 0 to %d", c.n, exerciseMaxBudget)
+		}
+	}
+	if b.Interleave && b.Workers < 2 {
+		return bf("interleave", "needs at least 2 workers")
+	}
+	if len(b.Advance) > 4 {
+		return bf("advance", "at most 4 clock jumps")
+	}
+	for _, t := range b.Advance {
+		if t < 1 || t > maxAdvanceTicks {
+			return bf("advance", "%d; a jump is from 1 to %d ticks", t, maxAdvanceTicks)
+		}
+	}
+	if len(b.Advance) > 0 && b.MaxClock <= 0 {
+		return bf("max_clock", "needed with advance: the last tick a schedule may reach")
+	}
+	if b.MaxClock < 0 || b.RetryWindow < 0 || b.ReplayWindow < 0 || b.MaxIDAge < 0 {
+		return bf("", "max_clock, retry_window, replay_window and max_id_age cannot be negative")
 	}
 	return nil
 }

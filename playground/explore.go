@@ -354,9 +354,10 @@ func (x *explorer) settled(s *sim) bool {
 		}
 	}
 	for _, id := range x.msgs {
-		m := s.msgs[id]
-		if m.deliveries > 0 && !m.acked && m.deliveries < s.sc.Settings.MaxDeliveries {
-			return false
+		for _, c := range s.msgs[id].copies {
+			if c.deliveries > 0 && c.owed() && c.deliveries < s.sc.Settings.MaxDeliveries {
+				return false
+			}
 		}
 	}
 	return true
@@ -399,14 +400,18 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 	}
 	for _, id := range x.msgs {
 		m := s.msgs[id]
-		if m.acked || m.deliveries >= s.sc.Settings.MaxDeliveries {
+		c := s.target(m) // the copy deliver and redeliver act on
+		if len(m.copies) > 0 && (c == nil || c.deliveries >= s.sc.Settings.MaxDeliveries) {
 			continue
 		}
-		holder := s.holder(m)
-		leaseLive := m.deliveries > 0 && m.leaseEnd > s.now
+		var holder *worker
+		leaseLive := false
+		if c != nil {
+			holder, leaseLive = s.holder(c), c.deliveries > 0 && c.leaseEnd > s.now
+		}
 		kind, cost := EventRedeliver, exploreBudget{}
 		switch {
-		case m.deliveries == 0:
+		case c == nil:
 			kind = EventDeliver
 		case holder != nil && leaseLive:
 			if bud.duplicates == 0 {
@@ -431,9 +436,11 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 	}
 	if bud.expiries > 0 {
 		for _, id := range x.msgs {
-			m := s.msgs[id]
-			if !m.acked && m.deliveries > 0 && m.leaseEnd > s.now && s.holder(m) != nil {
-				add(Event{Kind: EventExpire, Message: id}, exploreBudget{expiries: 1})
+			for _, c := range s.leased(s.msgs[id]) {
+				if c.leaseEnd > s.now && s.holder(c) != nil {
+					add(Event{Kind: EventExpire, Message: id}, exploreBudget{expiries: 1})
+					break
+				}
 			}
 		}
 	}
@@ -514,10 +521,15 @@ func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
 	b.WriteString("|msgs:")
 	for i := range s.sc.Messages {
 		m := s.msgs[s.sc.Messages[i].ID]
-		num(int64(m.deliveries))
-		num(m.leaseEnd)
-		flag(m.acked)
 		flag(s.delivered[m.m.ID])
+		for _, c := range m.copies {
+			b.WriteByte('/')
+			num(int64(c.deliveries))
+			num(c.leaseEnd)
+			flag(c.acked)
+			flag(c.dead)
+		}
+		b.WriteByte(';')
 	}
 	b.WriteString("|log:")
 	for _, id := range s.log {
@@ -549,6 +561,7 @@ func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
 		if j := w.job; j != nil {
 			b.WriteString("job:")
 			str(j.msg.m.ID)
+			num(int64(j.msg.n))
 			num(int64(j.pc))
 			num(int64(j.executed))
 			num(int64(j.txStart))

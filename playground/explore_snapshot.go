@@ -10,7 +10,7 @@ type exploreSnapshot struct {
 	log       []string
 	delivered map[string]bool
 	fx        *effectLedger
-	msgs      map[string]msgState
+	msgs      map[string][]brokerCopy // message → its copies
 	filters   map[string]map[string]bool
 	steps     []Step
 }
@@ -32,13 +32,17 @@ func (x *explorer) snapshot(s *sim) *exploreSnapshot {
 	}
 	snap := &exploreSnapshot{ledger: im,
 		now: s.now, event: s.event, blockSeq: s.blockSeq, log: append([]string(nil), s.log...),
-		delivered: map[string]bool{}, fx: s.fx.clone(), msgs: map[string]msgState{},
+		delivered: map[string]bool{}, fx: s.fx.clone(), msgs: map[string][]brokerCopy{},
 		filters: map[string]map[string]bool{}, steps: s.steps[:len(s.steps):len(s.steps)]}
 	for k, v := range s.delivered {
 		snap.delivered[k] = v
 	}
 	for k, m := range s.msgs {
-		snap.msgs[k] = *m
+		cs := make([]brokerCopy, len(m.copies))
+		for i, c := range m.copies {
+			cs[i] = *c
+		}
+		snap.msgs[k] = cs
 	}
 	for _, w := range s.workers {
 		f := make(map[string]bool, len(w.filter))
@@ -82,8 +86,13 @@ func (x *explorer) restore(snap *exploreSnapshot) *sim {
 		s.delivered[k] = v
 	}
 	s.fx = snap.fx.clone()
-	for k, m := range snap.msgs {
-		*s.msgs[k] = m
+	for k, cs := range snap.msgs {
+		m := s.msgs[k]
+		m.copies = make([]*brokerCopy, len(cs))
+		for i := range cs {
+			c := cs[i]
+			m.copies[i] = &c
+		}
 	}
 	for _, w := range s.workers {
 		for id := range snap.filters[w.name] {

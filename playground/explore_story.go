@@ -10,8 +10,10 @@ import (
 func (x *explorer) deadLetters(s *sim) string {
 	var out string
 	for _, id := range x.msgs {
-		if m := s.msgs[id]; !m.acked && m.deliveries >= s.sc.Settings.MaxDeliveries {
-			out += fmt.Sprintf("; after %d deliveries %s goes to the dead-letter queue", m.deliveries, id)
+		for _, c := range s.msgs[id].copies {
+			if !c.acked && c.deliveries >= s.sc.Settings.MaxDeliveries {
+				out += fmt.Sprintf("; after %d deliveries %s goes to the dead-letter queue", c.deliveries, id)
+			}
 		}
 	}
 	return out

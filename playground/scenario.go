@@ -166,7 +166,7 @@ var scenarioList = []*Scenario{
 			"A retry that arrives after the prune finds no id and is applied again. " +
 			"Retention must outlast every way a message can come back; brandur's idempotency keys are kept 72 hours for that reason.",
 		Handlers:      []string{"dedupe-tx", "conditional"},
-		DefaultScript: "deliver pay-1 lose-ack; advance 48; prune; publish pay-1",
+		DefaultScript: "deliver pay-1; advance 48; prune; publish pay-1",
 		Workers:       []string{"A", "B"},
 		Messages:      []Message{credit("pay-1", "acc-1", 900), credit("pay-2", "acc-1", 300)},
 		Accounts:      []Account{{"acc-1", 1000}},

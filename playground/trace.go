@@ -170,13 +170,17 @@ const (
 
 // Step is one thing that happened in one handler's run.
 type Step struct {
-	Index        int      `json:"index"` // 1-based; steps[i].index == i+1
-	Event        int      `json:"event"`
-	Tick         int64    `json:"tick"`
-	Kind         string   `json:"kind"`
-	Worker       string   `json:"worker,omitempty"` // "" for the broker; "janitor" for prune
-	Message      string   `json:"message,omitempty"`
-	Attempt      int      `json:"attempt,omitempty"`
+	Index   int    `json:"index"` // 1-based; steps[i].index == i+1
+	Event   int    `json:"event"`
+	Tick    int64  `json:"tick"`
+	Kind    string `json:"kind"`
+	Worker  string `json:"worker,omitempty"` // "" for the broker; "janitor" for prune
+	Message string `json:"message,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
+	// Copy is which broker record of Message the step concerns when the
+	// producer published it more than once (2 for the second publish…);
+	// 0 for the first copy.
+	Copy         int      `json:"copy,omitempty"`
 	Statement    int      `json:"statement,omitempty"` // 1-based statement of the handler section
 	Line         int      `json:"line,omitempty"`      // line in the handler source
 	SQL          string   `json:"sql,omitempty"`

@@ -132,12 +132,16 @@ func (s *sim) judge(actual []Figure) judgement {
 		if !s.delivered[m.ID] {
 			continue
 		}
+		// A message id is settled when every copy the producer published
+		// is: its effect is expected once whatever the number of copies.
 		st, acc := s.msgs[m.ID], accounts[m.ID]
-		inFlight := !st.acked && !st.dead
-		if st.dead {
+		dead := st.firstDead()
+		inFlight := st.firstOwed() != nil
+		if dead != nil {
 			ht.DeadLettered = append(ht.DeadLettered, MessageOutcome{MessageID: m.ID,
-				Detail: fmt.Sprintf("%s was dead-lettered after %d failed deliveries", m.ID, st.deliveries)})
-		} else if inFlight {
+				Detail: fmt.Sprintf("%s was dead-lettered after %d failed deliveries", m.ID, dead.deliveries)})
+		}
+		if inFlight {
 			ht.InFlight = append(ht.InFlight, MessageOutcome{MessageID: m.ID, Detail: s.inFlightWhy(m.ID)})
 		}
 		switch {
@@ -149,7 +153,7 @@ func (s *sim) judge(actual []Figure) judgement {
 		case acc.times > 1:
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: acc.twiceAt,
 				Detail: fmt.Sprintf("%s applied %d times", m.ID, acc.times)})
-		case acc.applies && acc.times == 0 && (inFlight || st.dead):
+		case acc.applies && acc.times == 0 && (inFlight || dead != nil):
 			unsettled[m.ID] = true
 		case acc.applies && acc.times == 0 && acc.droppedAt > 0:
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: acc.droppedAt,
@@ -227,30 +231,37 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 	ht.FirstDivergence = d
 }
 
-// inFlightWhy says why the broker still owes a delivery of the message.
+// inFlightWhy says why the broker still owes a delivery of the message
+// (of its oldest owed copy, when the producer published it more than once).
 func (s *sim) inFlightWhy(id string) string {
-	if w := s.holder(s.msgs[id]); w != nil {
+	m := s.msgs[id]
+	if w := s.holderOf(m); w != nil {
 		return fmt.Sprintf("%s is still being handled by %s", id, w.name)
+	}
+	owed := m.firstOwed()
+	name := id
+	if owed != nil && len(m.copies) > 1 {
+		name = fmt.Sprintf("copy %d of %s", owed.n, id)
 	}
 	for i := len(s.steps) - 1; i >= 0; i-- {
 		st := s.steps[i]
-		if st.Message != id {
+		if st.Message != id || owed != nil && st.Copy != owed.label() {
 			continue
 		}
 		switch st.Kind {
 		case StepAckLost:
-			return id + "'s ack was lost: the broker will deliver it again when its lease ends"
+			return name + "'s ack was lost: the broker will deliver it again when its lease ends"
 		case StepAckRefused:
-			return id + "'s late ack was refused: the broker will deliver it again"
+			return name + "'s late ack was refused: the broker will deliver it again"
 		case StepCrash:
-			return fmt.Sprintf("%s crashed before acking %s: the broker will deliver it again when its lease ends", st.Worker, id)
+			return fmt.Sprintf("%s crashed before acking %s: the broker will deliver it again when its lease ends", st.Worker, name)
 		case StepAbort:
-			return id + "'s handler failed without acking: the broker will deliver it again"
+			return name + "'s handler failed without acking: the broker will deliver it again"
 		case StepDeliver, StepLeaseExpired:
-			return id + " was delivered and not acked yet: the broker will deliver it again when its lease ends"
+			return name + " was delivered and not acked yet: the broker will deliver it again when its lease ends"
 		}
 	}
-	return id + " is not acked yet"
+	return name + " is not acked yet"
 }
 
 // hasViolationOn reports whether a violation already names a message on the figure.

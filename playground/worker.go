@@ -106,7 +106,7 @@ func (s *sim) busy(w *worker, st Step, res execResult) {
 func (s *sim) rollback(w *worker) *Step {
 	st := Step{Worker: w.name, SQL: "ROLLBACK"}
 	if w.job != nil {
-		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
+		st.Message, st.Attempt, st.Copy = w.job.msg.m.ID, w.job.attempt, w.job.msg.label()
 	}
 	res := w.db.exec(s.ctx, "ROLLBACK", nil, false)
 	w.db.setInTransaction(false, false)
@@ -123,7 +123,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	if !j.filterDone {
 		j.filterDone = true
 		if s.h.Filter && w.filter[j.msg.m.ID] {
-			s.record(Step{Kind: StepFilterHit, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
+			s.record(Step{Kind: StepFilterHit, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
 				Note: w.name + "'s in-process filter has seen " + j.msg.m.ID + ": skip to the ack"})
 			j.pc = len(j.stmts)
 			return progressed, nil
@@ -147,7 +147,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	if err := s.over(); err != nil {
 		return 0, err
 	}
-	st := Step{Kind: StepSQL, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
+	st := Step{Kind: StepSQL, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
 		Statement: j.pc + 1, Line: stmt.Line, SQL: stmt.SQL, Args: args}
 	if res.Busy {
 		s.busy(w, st, res)
@@ -157,7 +157,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 		s.record(st)
-		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt,
+		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
 			Note: "the handler failed: no ack, so the broker delivers " + j.msg.m.ID + " again after its lease"})
 		if w.db.inTransaction() {
 			r := s.rollback(w)
@@ -202,7 +202,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 			r := s.rollback(w)
 			r.Kind, r.Note = StepStop, why
 		} else {
-			s.record(Step{Kind: StepStop, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Note: why})
+			s.record(Step{Kind: StepStop, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(), Note: why})
 		}
 		j.pc = len(j.stmts)
 	}
@@ -217,7 +217,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 func (s *sim) finishJob(w *worker) {
 	j := w.job
 	id := j.msg.m.ID
-	base := Step{Worker: w.name, Message: id, Attempt: j.attempt}
+	base := Step{Worker: w.name, Message: id, Attempt: j.attempt, Copy: j.msg.label()}
 	if s.h.Filter {
 		w.filter[id] = true
 	}
@@ -239,6 +239,9 @@ func (s *sim) finishJob(w *worker) {
 	default:
 		base.Kind = StepAck
 		base.Note += "the broker deletes " + id
+		if len(s.msgs[id].copies) > 1 {
+			base.Note += fmt.Sprintf("'s copy %d (each copy is acked on its own)", j.msg.n)
+		}
 		j.msg.acked = true
 	}
 	base.Note = strings.TrimSuffix(base.Note, "; ")
@@ -250,7 +253,7 @@ func (s *sim) finishJob(w *worker) {
 func (s *sim) crash(w *worker, kind, note string) error {
 	st := Step{Kind: kind, Worker: w.name, Note: note}
 	if w.job != nil {
-		st.Message, st.Attempt = w.job.msg.m.ID, w.job.attempt
+		st.Message, st.Attempt, st.Copy = w.job.msg.m.ID, w.job.attempt, w.job.msg.label()
 	} else if len(w.filter) > 0 {
 		st.Note += fmt.Sprintf(" (%d ids forgotten)", len(w.filter))
 	}
