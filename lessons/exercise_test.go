@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"gopkg.in/yaml.v3"
 
 	"idemlab/playground"
 )
@@ -172,4 +175,33 @@ func FuzzExerciseBlock(f *testing.F) {
 			t.Errorf("incomplete spec accepted: %+v", spec)
 		}
 	})
+}
+
+// TestEmbedded_ExerciseFixturesMatchTheLessons: playground's test copies of
+// the exercises (playground/testdata/exercises, which its mutation suite
+// and benchmarks check) have the lessons' scenarios, invariants, bounds
+// and solution, so what those tests prove is what a learner is checked by.
+func TestEmbedded_ExerciseFixturesMatchTheLessons(t *testing.T) {
+	course, err := Load(Embedded(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range course.Exercises() {
+		b, err := os.ReadFile(filepath.Join("..", "playground", "testdata", "exercises", e.ID+".yaml"))
+		if err != nil {
+			t.Fatalf("exercise %s has no fixture: %v", e.ID, err)
+		}
+		fx := &playground.Exercise{}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(fx); err != nil {
+			t.Fatalf("%s: %v", e.ID, err)
+		}
+		if !reflect.DeepEqual(fx.Scenarios, e.Scenarios) || !reflect.DeepEqual(fx.Invariants, e.Invariants) ||
+			!reflect.DeepEqual(fx.Bounds, e.Bounds) || !reflect.DeepEqual(fx.Overlap, e.Overlap) || !reflect.DeepEqual(fx.Storage, e.Storage) ||
+			strings.TrimSpace(fx.Solution) != strings.TrimSpace(e.Solution) {
+			t.Errorf("exercise %s: the fixture differs from the lesson:\nfixture %+v %+v %+v %v\nlesson  %+v %+v %+v %v", e.ID,
+				fx.Bounds, fx.Overlap, fx.Storage, fx.Scenarios, e.Bounds, e.Overlap, e.Storage, e.Scenarios)
+		}
+	}
 }

@@ -45,7 +45,11 @@ type Exercise struct {
 	// is still running (a lease that runs out under a slow handler, a
 	// second copy), statement by statement. Every built-in exercise has
 	// one; zero (no workers) means none.
-	Overlap  ExploreBounds `yaml:"overlap" json:"overlap"`
+	Overlap ExploreBounds `yaml:"overlap" json:"overlap"`
+	// Storage is a third set of bounds, checked last: the long schedules
+	// (days on the clock, a later message that runs the handler) in which
+	// bounds.max_id_age says how long an id may stay in the dedupe table.
+	Storage  ExploreBounds `yaml:"storage" json:"storage"`
 	Start    string        `yaml:"start" json:"start"`
 	Solution string        `yaml:"solution" json:"solution"`
 	Hints    []string      `yaml:"hints" json:"hints"`
@@ -191,11 +195,13 @@ type exerciseCheck struct {
 }
 
 // checks lists the exercise's bounds, with defaults: Bounds, then Overlap
-// when it sets anything.
+// and Storage when they set anything.
 func (e *Exercise) checks() []exerciseCheck {
 	out := []exerciseCheck{{"bounds", e.Bounds.withDefaults()}}
-	if !reflect.ValueOf(e.Overlap).IsZero() {
-		out = append(out, exerciseCheck{"overlap", e.Overlap.withDefaults()})
+	for _, c := range []exerciseCheck{{"overlap", e.Overlap}, {"storage", e.Storage}} {
+		if !reflect.ValueOf(c.bounds).IsZero() {
+			out = append(out, exerciseCheck{c.field, c.bounds.withDefaults()})
+		}
 	}
 	return out
 }
@@ -340,6 +346,28 @@ func figureBroken(inv string, sc *Scenario, e, a Figure) string {
 // for the exercise's page: "Checked against every schedule of at most 10
 // events with 2 workers …".
 func (b ExploreBounds) Describe(sc []string) string {
+	return b.schedules(sc, "The checker tries") + rulesEveryMessage
+}
+
+// rulesEveryMessage ends every description of an exercise's bounds.
+const rulesEveryMessage = " Every message must be acked, never dead-lettered, and take effect exactly as its business rule says."
+
+// DescribeChecks says in words every set of bounds the exercise is
+// checked under (Bounds, then Overlap and Storage), for its page.
+func (e *Exercise) DescribeChecks() string {
+	out := ""
+	for i, c := range e.checks() {
+		lead := "The checker tries"
+		if i > 0 {
+			lead = " Separately, it tries"
+		}
+		out += c.bounds.schedules(e.Scenarios, lead)
+	}
+	return out + rulesEveryMessage
+}
+
+// schedules is Describe without its last sentence, starting with lead.
+func (b ExploreBounds) schedules(sc []string, lead string) string {
 	b = b.withDefaults()
 	var parts []string
 	add := func(n int, one, many string) {
@@ -366,7 +394,14 @@ func (b ExploreBounds) Describe(sc []string) string {
 	if b.Interleave {
 		how = "their statements interleaved in every order"
 	}
-	out := fmt.Sprintf("The checker tries every schedule of at most %d events on %s, with %s (%s)", b.MaxEvents, strings.Join(sc, ", "), workers, how)
+	messages := ""
+	switch {
+	case b.Messages == 1:
+		messages = " and the first message"
+	case b.Messages > 1:
+		messages = fmt.Sprintf(" and the first %d messages", b.Messages)
+	}
+	out := fmt.Sprintf("%s every schedule of at most %d events on %s, with %s%s (%s)", lead, b.MaxEvents, strings.Join(sc, ", "), workers, messages, how)
 	if len(parts) > 0 {
 		out += ", including " + joinAnd(parts)
 	}
@@ -376,7 +411,7 @@ func (b ExploreBounds) Describe(sc []string) string {
 		for i, t := range b.Advance {
 			ticks[i] = fmt.Sprint(t)
 		}
-		out += fmt.Sprintf(" The clock may jump by %s ticks, up to tick %d", strings.Join(ticks, " or "), b.MaxClock)
+		out += fmt.Sprintf(" The clock may jump by %s ticks between deliveries, while the broker owes no copy (it redelivers within a lease), up to tick %d", strings.Join(ticks, " or "), b.MaxClock)
 		if b.RetryWindow > 0 {
 			out += fmt.Sprintf("; the producer retries up to tick %d", b.RetryWindow)
 		}
@@ -388,6 +423,5 @@ func (b ExploreBounds) Describe(sc []string) string {
 	if b.MaxIDAge > 0 {
 		out += fmt.Sprintf(" Storage is bounded: once the handler runs %d ticks after an id was recorded, that id must be gone.", b.MaxIDAge)
 	}
-	out += " Every message must be acked, never dead-lettered, and take effect exactly as its business rule says."
 	return out
 }

@@ -391,7 +391,7 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 		return names
 	}()
 	for _, w := range busy {
-		add(Event{Kind: EventStep, Worker: w.name}, exploreBudget{})
+		add(Event{Kind: EventStep, Worker: w.name, N: invisibleRun(w)}, exploreBudget{})
 		if w.blockedAt > 0 {
 			// Every choice may wait on a lock: finish lets the scheduler
 			// decide.
@@ -469,14 +469,65 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 	}
 	// The clock jumps between deliveries, not under a running handler: a
 	// handler takes seconds, the jumps are hours or days (a lease that runs
-	// out under a slow handler is an expiry, not a jump).
+	// out under a slow handler is an expiry, not a jump). Nor while the
+	// broker owes a copy: it redelivers within a lease, so a copy comes
+	// back days later only as a retry (publish) or a replay, each within
+	// its window.
 	for _, t := range x.b.Advance {
-		if s.now+t <= x.b.MaxClock && len(busy) == 0 {
+		if s.now+t <= x.b.MaxClock && len(busy) == 0 && !x.owesACopy(s) {
 			add(Event{Kind: EventAdvance, N: t}, exploreBudget{})
 		}
 	}
 	return out
 }
+
+// owesACopy: a copy of a message in scope was delivered and is neither
+// acked nor dead-lettered.
+func (x *explorer) owesACopy(s *sim) bool {
+	for _, id := range x.msgs {
+		for _, c := range s.msgs[id].copies {
+			if c.deliveries > 0 && c.owed() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// invisibleRun is how many steps the explorer's next "step W" runs: one,
+// plus the steps next to it that no other event can tell apart from
+// running at once (a partial-order reduction). A deferred BEGIN takes no
+// lock and reads nothing until the statement after it; a COMMIT or
+// ROLLBACK of a transaction that wrote nothing only ends a snapshot,
+// which in WAL mode no other connection waits on. Any event between such
+// a step and the next one has the same outcome before it, and a crash
+// right after it leaves the state a crash before it leaves; so the
+// step runs together with the next one, and the schedules that differ only
+// there are not enumerated twice. 0 means 1 (the script's "step W").
+func invisibleRun(w *worker) int64 {
+	j := w.job
+	if w.blockedAt > 0 {
+		return 0
+	}
+	n := int64(1)
+	for pc := j.pc; pc < len(j.stmts); pc++ {
+		st := j.stmts[pc]
+		switch {
+		case st.Verb == "BEGIN" && !st.Immediate:
+		case pc == j.pc && isTxEnd(st.Verb) && w.db != nil && w.db.inTransaction() && !w.db.holdsWriteLock():
+		default:
+			pc = len(j.stmts)
+			continue
+		}
+		n++
+	}
+	if n == 1 {
+		return 0
+	}
+	return n
+}
+
+func isTxEnd(verb string) bool { return verb == "COMMIT" || verb == "END" || verb == "ROLLBACK" }
 
 // faultVariants adds the faulty forms of an atomic delivery: a lost ack,
 // and (when crashes are not already stepped one by one) a crash after each

@@ -549,17 +549,40 @@ func TestCheck_BoundedStorage(t *testing.T) {
 // its bounds include.
 func TestExploreBounds_Describe(t *testing.T) {
 	for _, ex := range exerciseFixtures(t) {
-		d := ex.Bounds.Describe(ex.Scenarios)
-		b := ex.Bounds
-		for _, c := range []struct {
-			on   bool
-			word string
-		}{{b.Crashes > 0, "crash"}, {b.LostAcks > 0, "ack that never reaches"}, {b.Expiries > 0, "while the first is still being handled"},
-			{b.Duplicates > 0, "second copy"}, {b.Publishes > 0, "sending a message again"}, {b.Replays > 0, "replayed"},
-			{b.Interleave, "interleaved"}, {len(b.Advance) > 0, "clock may jump"}, {true, "never dead-lettered"}} {
-			if c.on && !strings.Contains(d, c.word) {
-				t.Errorf("%s: %q does not say %q", ex.ID, d, c.word)
+		for _, c := range ex.checks() {
+			d := c.bounds.Describe(ex.Scenarios)
+			b := c.bounds
+			for _, c := range []struct {
+				on   bool
+				word string
+			}{{b.Crashes > 0, "crash"}, {b.LostAcks > 0, "ack that never reaches"}, {b.Expiries > 0, "while the first is still being handled"},
+				{b.Duplicates > 0, "second copy"}, {b.Publishes > 0, "sending a message again"}, {b.Replays > 0, "replayed"},
+				{b.Interleave, "interleaved"}, {len(b.Advance) > 0, "clock may jump"}, {b.MaxIDAge > 0, "Storage is bounded"},
+				{true, "never dead-lettered"}} {
+				if c.on && !strings.Contains(d, c.word) {
+					t.Errorf("%s: %q does not say %q", ex.ID, d, c.word)
+				}
 			}
+			if all := ex.DescribeChecks(); !strings.Contains(all, strings.TrimSuffix(d[strings.Index(d, " every schedule"):], rulesEveryMessage)) {
+				t.Errorf("%s: the page's description %q leaves out %q", ex.ID, all, d)
+			}
+		}
+	}
+}
+
+// TestExercises_EveryCheckHasACopyWhileTheFirstRuns: a duplicate that
+// arrives while the first copy is still running (a lease that runs out
+// under a slow handler, a second copy) is part of every exercise's
+// checks, statement by statement, so a handler whose check sits outside
+// the transaction that writes fails everywhere.
+func TestExercises_EveryCheckHasACopyWhileTheFirstRuns(t *testing.T) {
+	for _, ex := range exerciseFixtures(t) {
+		found := false
+		for _, c := range ex.checks() {
+			found = found || c.bounds.Interleave && c.bounds.Workers >= 2 && (c.bounds.Expiries > 0 || c.bounds.Duplicates > 0)
+		}
+		if !found {
+			t.Errorf("%s: no set of bounds interleaves a second copy with the first", ex.ID)
 		}
 	}
 }

@@ -433,14 +433,14 @@ func counterexampleWhere(ce *playground.Counterexample) string {
 }
 
 // rulesText says what the checker tries, in the engine's words
-// (ExploreBounds.Describe), and what must hold: "… It must hold that each
+// (Exercise.DescribeChecks), and what must hold: "… It must hold that each
 // distinct message takes effect exactly once."
 func rulesText(ex *playground.Exercise) string {
 	must := make([]string, len(ex.Invariants))
 	for i, inv := range ex.Invariants {
 		must[i] = invariantText(inv)
 	}
-	return ex.Bounds.Describe(ex.Scenarios) + " It must hold that " + strings.Join(must, ", and ") + "."
+	return ex.DescribeChecks() + " It must hold that " + strings.Join(must, ", and ") + "."
 }
 
 // exerciseIDs lists a lesson's exercise ids, space-separated.
