@@ -27,6 +27,7 @@ type effectLedger struct {
 type accountEffects struct {
 	explained bool
 	applied   map[string]int // message → times its credit is in the balance
+	firstAt   map[string]int // message → step of the commit that first put it in
 	twiceAt   map[string]int // message → step of the commit that put it in a second time
 	droppedAt map[string]int // message → step of the commit that took it out
 }
@@ -39,7 +40,7 @@ type shipmentEffect struct {
 func newEffectLedger(sc *Scenario) *effectLedger {
 	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}}
 	for _, a := range sc.Accounts {
-		e.accounts[a.ID] = &accountEffects{explained: true, applied: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
+		e.accounts[a.ID] = &accountEffects{explained: true, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
 	}
 	return e
 }
@@ -47,12 +48,15 @@ func newEffectLedger(sc *Scenario) *effectLedger {
 func (e *effectLedger) clone() *effectLedger {
 	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}}
 	for id, a := range e.accounts {
-		c := &accountEffects{explained: a.explained, applied: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
+		c := &accountEffects{explained: a.explained, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
 		for k, v := range a.applied {
 			c.applied[k] = v
 		}
 		for k, v := range a.twiceAt {
 			c.twiceAt[k] = v
+		}
+		for k, v := range a.firstAt {
+			c.firstAt[k] = v
 		}
 		for k, v := range a.droppedAt {
 			c.droppedAt[k] = v
@@ -93,6 +97,9 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 		}
 		if _, isInt := ch.After[1].(int64); isInt && after-before == m.Amount {
 			a.applied[m.ID]++
+			if a.applied[m.ID] == 1 {
+				a.firstAt[m.ID] = step
+			}
 			if a.applied[m.ID] == 2 {
 				a.twiceAt[m.ID] = step
 			}
@@ -102,8 +109,8 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 			// An absolute write: the messages up to m, once each.
 			inPrefix := true
 			for _, o := range sc.Messages {
-				if o.Kind != KindCredit || o.AccountID != m.AccountID {
-					continue
+				if o.Kind != KindCredit || o.AccountID != m.AccountID || sc.repeats(&o) {
+					continue // a repeated payment is never in a balance
 				}
 				if inPrefix {
 					a.applied[o.ID] = 1
@@ -179,9 +186,11 @@ func (e *effectLedger) keyString() string {
 type messageAccount struct {
 	applies      bool // its business rule says it takes effect
 	times        int  // how many times its effect is in the ledger; -1 when the figure is unexplained
+	firstAt      int  // step that first put it in
 	twiceAt      int  // step that put it in a second time
 	droppedAt    int
-	unexpectedAt int // step of an effect it must not have had
+	unexpectedAt int      // step of an effect it must not have had
+	carriers     []string // the messages that carry its payment, when more than one does
 }
 
 // account tells how many times each delivered message's effect is in the
@@ -204,7 +213,7 @@ func (s *sim) account(applies map[string]bool) map[string]messageAccount {
 				acc.times = -1
 				break
 			}
-			acc.times, acc.twiceAt, acc.droppedAt = a.applied[m.ID], a.twiceAt[m.ID], a.droppedAt[m.ID]
+			acc.times, acc.firstAt, acc.twiceAt, acc.droppedAt = a.applied[m.ID], a.firstAt[m.ID], a.twiceAt[m.ID], a.droppedAt[m.ID]
 		case KindShip:
 			ships := s.fx.shipmentsOf(m.OrderID)
 			if !acc.applies {
@@ -226,5 +235,50 @@ func (s *sim) account(applies map[string]bool) map[string]messageAccount {
 		}
 		out[m.ID] = acc
 	}
+	mergePayments(s.sc, out)
 	return out
+}
+
+// mergePayments folds the credits that carry one payment (a producer that
+// published it twice, under two message ids) into one account: the
+// payment's effect is expected once, on the first of them delivered.
+func mergePayments(sc *Scenario, out map[string]messageAccount) {
+	carriers := map[string][]string{} // business key → delivered credits, publish order
+	for _, m := range sc.Messages {
+		if _, ok := out[m.ID]; ok && m.Kind == KindCredit {
+			carriers[m.BusinessKey()] = append(carriers[m.BusinessKey()], m.ID)
+		}
+	}
+	for _, ids := range carriers {
+		if len(ids) < 2 {
+			continue
+		}
+		first := out[ids[0]]
+		first.times, first.carriers = 0, ids
+		var steps []int // each application of the payment, by any of its messages
+		for _, id := range ids {
+			acc := out[id]
+			if acc.times < 0 {
+				first.times = -1
+				break
+			}
+			first.times += acc.times
+			for i, at := range []int{acc.firstAt, acc.twiceAt} {
+				if acc.times > i && at > 0 {
+					steps = append(steps, at)
+				}
+			}
+			if first.droppedAt == 0 {
+				first.droppedAt = acc.droppedAt
+			}
+			if id != ids[0] {
+				out[id] = messageAccount{} // its rule: no effect of its own
+			}
+		}
+		sort.Ints(steps)
+		if len(steps) > 1 {
+			first.twiceAt = steps[1]
+		}
+		out[ids[0]] = first
+	}
 }

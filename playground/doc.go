@@ -143,7 +143,9 @@
 // :message_id, :amount, :balance (the balance after this credit when every
 // message is applied once, in publish order: what a producer of absolute
 // values would send), :account_id, :order_id (NULL when the message has
-// none) and :now (the clock). Each statement is prepared against the schema
+// none), :payment_id (a credit's business key: the payment it carries, its
+// message id when it names none; NULL for a ship message) and :now (the
+// clock). Each statement is prepared against the schema
 // when the handler is parsed, so errors name the line:
 // "handler: handler mine, line 4: unknown parameter :amout; parameters are …".
 // A statement that fails at run time (say a UNIQUE violation) aborts the
@@ -160,7 +162,13 @@
 //
 // The expected ledger applies every message delivered so far exactly once,
 // in publish order, to the initial ledger (credit: balance += amount; ship:
-// state 'shipped' and one shipment). Figures are an account's balance, and an
+// state 'shipped' and one shipment). Two credits that carry one payment
+// (Message.PaymentID: a producer that published it again under a new
+// message id, as a Pub/Sub publisher's retry does) are one business event:
+// the payment is expected once, and a second application by either message
+// is a duplicate-effect ("payment pay-7 applied 2 times: msg-1 and msg-2
+// carry it"). The producer-retry scenario plays it: dedupe-tx, keyed on the
+// message id, applies it twice; dedupe-key, keyed on the payment id, once. Figures are an account's balance, and an
 // order's state with its number of shipments as value. A handler is ok when
 // its final committed figures equal the expected ones. Otherwise the
 // verdict is duplicate-effect when the first differing figure is above the

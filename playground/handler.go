@@ -42,7 +42,7 @@ type statement struct {
 func (st *statement) isQuery() bool { return st.Verb == "SELECT" }
 
 // Parameters a handler statement may use, bound from the message.
-var handlerParams = []string{"message_id", "amount", "balance", "account_id", "order_id", "now"}
+var handlerParams = []string{"message_id", "amount", "balance", "account_id", "order_id", "payment_id", "now"}
 
 // Message kinds a handler can have a section for.
 var messageKinds = []string{KindCredit, KindShip}
@@ -58,7 +58,7 @@ var handlerFiles embed.FS
 // builtinOrder is the teaching order of the built-in handlers.
 var builtinOrder = []string{
 	"increment", "set-value", "dedupe-tx", "conditional", "check-then-insert",
-	"mark-before", "mark-after", "memory-filter", "filter-dedupe",
+	"mark-before", "mark-after", "memory-filter", "filter-dedupe", "dedupe-key",
 }
 
 var builtinHandlers = func() map[string]*Handler {

@@ -101,8 +101,8 @@ func lineOf(ie *InputError) int {
 }
 
 func TestParseHandler_Builtins(t *testing.T) {
-	if len(Handlers()) != 9 {
-		t.Fatalf("%d built-in handlers, want 9", len(Handlers()))
+	if len(Handlers()) != 10 {
+		t.Fatalf("%d built-in handlers, want 10", len(Handlers()))
 	}
 	for _, h := range Handlers() {
 		if h.Description == "" || h.Why == "" || h.Source == "" {

@@ -30,27 +30,29 @@ func TestRun_Verdicts(t *testing.T) {
 	)
 	want := map[string]map[string]string{
 		"lost-ack": {"increment": dup, "set-value": lost, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": ok, "mark-after": ok, "memory-filter": ok, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": ok, "memory-filter": ok, "filter-dedupe": ok, "dedupe-key": ok},
 		"crash-before-ack": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"lease-expiry": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"webhook-retry": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": dup,
-			"mark-before": ok, "mark-after": dup, "memory-filter": dup, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": dup, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"concurrent-duplicate": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": dup,
-			"mark-before": ok, "mark-after": dup, "memory-filter": dup, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": dup, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"topic-replay": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": ok, "mark-after": ok, "memory-filter": ok, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": ok, "memory-filter": ok, "filter-dedupe": ok, "dedupe-key": ok},
 		"early-prune": {"increment": dup, "set-value": ok, "dedupe-tx": dup, "conditional": ok, "check-then-insert": dup,
-			"mark-before": dup, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok},
+			"mark-before": dup, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok, "dedupe-key": dup},
+		"producer-retry": {"increment": dup, "set-value": ok, "dedupe-tx": dup, "conditional": ok, "check-then-insert": dup,
+			"mark-before": dup, "mark-after": dup, "memory-filter": dup, "filter-dedupe": dup, "dedupe-key": ok},
 		"restart-filter": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"order-shipping": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok},
+			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"crash-mid-handler": {"increment": ok, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
-			"mark-before": lost, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok},
+			"mark-before": lost, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok, "dedupe-key": ok},
 		"never-paid": {"increment": unexpected, "set-value": unexpected, "dedupe-tx": unexpected, "conditional": ok, "check-then-insert": unexpected,
-			"mark-before": unexpected, "mark-after": unexpected, "memory-filter": unexpected, "filter-dedupe": unexpected},
+			"mark-before": unexpected, "mark-after": unexpected, "memory-filter": unexpected, "filter-dedupe": unexpected, "dedupe-key": ok},
 	}
 	for _, sc := range Scenarios() {
 		for _, h := range Handlers() {
@@ -420,7 +422,7 @@ func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 
 func TestScenarios_Catalogue(t *testing.T) {
 	names := []string{"lost-ack", "crash-before-ack", "lease-expiry", "webhook-retry", "concurrent-duplicate",
-		"topic-replay", "early-prune", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid"}
+		"topic-replay", "early-prune", "producer-retry", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid"}
 	var got []string
 	for _, sc := range Scenarios() {
 		got = append(got, sc.Name)

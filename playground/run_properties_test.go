@@ -205,6 +205,16 @@ func TestRun_PerMessageVerdicts(t *testing.T) {
 			nil, VerdictDuplicate, []string{"duplicate-effect:evt-1"}, nil, nil},
 		{"ADeadLetteredCopyDoesNotHideAnotherCopy", "lost-ack", "", "deliver msg-1; redeliver msg-1; redeliver msg-1; redeliver msg-1; redeliver msg-1; redeliver msg-1; publish msg-1",
 			alwaysFails, VerdictDeadLettered, nil, []string{"msg-1"}, []string{"msg-1"}},
+		// A producer that publishes one payment twice under two message
+		// ids (issue 14): one business event, its effect expected once.
+		{"APaymentPublishedTwiceIsAppliedTwiceByMessageID", "producer-retry", "dedupe-tx", "deliver msg-2; deliver msg-1",
+			nil, VerdictDuplicate, []string{"duplicate-effect:msg-1"}, nil, nil},
+		{"APaymentPublishedTwiceOnceByItsBusinessKey", "producer-retry", "dedupe-key", "deliver msg-2; deliver msg-1 lose-ack; redeliver msg-1; deliver msg-3",
+			nil, VerdictOK, nil, nil, nil},
+		{"OneCopyOfAPaymentAloneIsOK", "producer-retry", "dedupe-tx", "deliver msg-2; deliver msg-3",
+			nil, VerdictOK, nil, nil, nil},
+		{"AStaleRepeatOfAnAbsoluteValueOverwritesANewerPayment", "producer-retry", "set-value", "deliver msg-1; deliver msg-3; deliver msg-2",
+			nil, VerdictLost, []string{"lost-effect:msg-3"}, nil, nil},
 		{"UnpaidOrdersShipNothingAndAck", "never-paid", "conditional", "",
 			nil, VerdictOK, nil, nil, nil},
 		{"ShippingAnUnpaidOrderIsUnexpected", "never-paid", "increment", "deliver ship-2",

@@ -23,6 +23,38 @@ type Message struct {
 	// each in publish order: what a producer sending absolute values would send.
 	Balance int64  `json:"balance,omitempty"`
 	OrderID string `json:"order_id,omitempty"`
+	// PaymentID is a credit's business key: the payment it carries. A
+	// producer that publishes one payment twice under two message ids
+	// gives both the same PaymentID; the second must change nothing.
+	// Empty: the message is a payment of its own (its key is its ID).
+	PaymentID string `json:"payment_id,omitempty"`
+}
+
+// BusinessKey is what makes a credit one payment: its PaymentID, or its ID
+// when it names none.
+func (m *Message) BusinessKey() string {
+	if m.PaymentID != "" {
+		return m.PaymentID
+	}
+	return m.ID
+}
+
+// repeats reports whether an earlier message of the scenario carries the
+// same payment: a producer's duplicate under a new message id.
+func (sc *Scenario) repeats(m *Message) bool {
+	if m.Kind != KindCredit {
+		return false
+	}
+	for i := range sc.Messages {
+		o := &sc.Messages[i]
+		if o.ID == m.ID {
+			return false
+		}
+		if o.Kind == KindCredit && o.BusinessKey() == m.BusinessKey() {
+			return true
+		}
+	}
+	return false
 }
 
 // Account and Order are a scenario's initial ledger rows.
@@ -70,6 +102,14 @@ type Scenario struct {
 
 func credit(id, account string, amount int64) Message {
 	return Message{ID: id, Kind: KindCredit, AccountID: account, Amount: amount}
+}
+
+// paid is a credit that carries a payment: two messages with one payment
+// are one business event published twice.
+func paid(id, account string, amount int64, payment string) Message {
+	m := credit(id, account, amount)
+	m.PaymentID = payment
+	return m
 }
 
 func ship(id, order string) Message { return Message{ID: id, Kind: KindShip, OrderID: order} }
@@ -174,6 +214,21 @@ var scenarioList = []*Scenario{
 		TickUnit:      "hour",
 	},
 	{
+		Name:  "producer-retry",
+		Title: "The producer sent it twice, under two ids",
+		Story: "A payment service publishes payment.succeeded to Google Pub/Sub; the publish call times out and the client publishes again, and both publishes land. " +
+			"The two copies carry two message ids, so even Pub/Sub's exactly-once delivery treats them as two messages and delivers both. " +
+			"A dedupe table keyed on the message id lets both through; a unique key on the payment id lets the payment take effect once.",
+		Handlers:      []string{"dedupe-tx", "dedupe-key"},
+		DefaultScript: "deliver msg-1; deliver msg-2; deliver msg-3",
+		Workers:       []string{"A", "B"},
+		Messages: []Message{paid("msg-1", "acc-1", 75, "pay-7"), paid("msg-2", "acc-1", 75, "pay-7"),
+			paid("msg-3", "acc-1", 40, "pay-8")},
+		Accounts: []Account{{"acc-1", 500}},
+		Settings: BrokerSettings{LeaseTicks: 10, MaxDeliveries: 5, RetentionTicks: 3600},
+		TickUnit: "second",
+	},
+	{
 		Name:  "restart-filter",
 		Title: "An in-process filter forgets on restart",
 		Story: "A consumer keeps the ids it has handled in a set in memory, like the optional local cache of AWS Lambda Powertools' idempotency utility. " +
@@ -242,7 +297,9 @@ var scenarioByName = func() map[string]*Scenario {
 		for i := range sc.Messages {
 			msg := &sc.Messages[i]
 			if msg.Kind == KindCredit {
-				balances[msg.AccountID] += msg.Amount
+				if !sc.repeats(msg) { // a repeated payment sends the balance the first one did
+					balances[msg.AccountID] += msg.Amount
+				}
 				msg.Balance = balances[msg.AccountID]
 			}
 		}

@@ -3,6 +3,7 @@ package playground
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // committed is told about every commit: it marks changed rows for the
@@ -60,12 +61,17 @@ func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
 	}
 	accounts, orders := out[:len(s.sc.Accounts)], out[len(s.sc.Accounts):]
 	applies := map[string]bool{}
+	paid := map[string]bool{} // business keys of the credits applied so far
 	for _, m := range s.sc.Messages {
 		if !s.delivered[m.ID] || skip[m.ID] {
 			continue
 		}
 		switch m.Kind {
 		case KindCredit:
+			if paid[m.BusinessKey()] {
+				break // a payment published again under a new id: no effect
+			}
+			paid[m.BusinessKey()] = true
 			for i := range accounts {
 				if accounts[i].Key == m.AccountID {
 					accounts[i].Value += m.Amount
@@ -150,6 +156,9 @@ func (s *sim) judge(actual []Figure) judgement {
 				Detail: fmt.Sprintf("%s shipped order %s, which was not paid: it must change nothing", m.ID, m.OrderID)})
 		case acc.times < 0:
 			// The figure is unexplained: the figure comparison below judges it.
+		case acc.times > 1 && len(acc.carriers) > 1:
+			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: acc.twiceAt,
+				Detail: fmt.Sprintf("payment %s applied %d times: %s carry it, and it must take effect once", m.BusinessKey(), acc.times, strings.Join(acc.carriers, " and "))})
 		case acc.times > 1:
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: acc.twiceAt,
 				Detail: fmt.Sprintf("%s applied %d times", m.ID, acc.times)})

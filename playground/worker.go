@@ -282,6 +282,10 @@ func (s *sim) bind(st *statement, m *Message) ([]Arg, []driver.NamedValue) {
 			v = m.Balance
 		case "account_id":
 			v = nullable(m.AccountID)
+		case "payment_id":
+			if m.Kind == KindCredit {
+				v = m.BusinessKey()
+			}
 		case "order_id":
 			v = nullable(m.OrderID)
 		case "now":

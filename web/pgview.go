@@ -446,6 +446,9 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 			mv.What = "ship " + m.OrderID
 		} else {
 			mv.What = "credit " + strconv.FormatInt(m.Amount, 10) + " to " + m.AccountID
+			if m.PaymentID != "" {
+				mv.What += " (payment " + m.PaymentID + ")"
+			}
 		}
 		msgs = append(msgs, mv)
 	}
