@@ -321,14 +321,36 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 	}
 	effects := h.EffectSteps(at)
 	var parts []string
+	told := map[string]bool{} // payments told as one effect
 	for _, m := range sc.Messages {
-		steps := effects[m.ID]
-		if len(steps) < 2 {
-			continue
-		}
 		verb := "credited"
 		if m.Kind == playground.KindShip {
 			verb = "shipped"
+		}
+		if told[m.PaymentID] {
+			continue
+		}
+		if m.PaymentID != "" {
+			// A payment published under several message ids is one
+			// effect, whichever message applied it.
+			var carriers []string
+			var steps []int
+			for _, o := range sc.Messages {
+				if o.PaymentID == m.PaymentID && len(effects[o.ID]) > 0 {
+					carriers = append(carriers, o.ID)
+					steps = append(steps, effects[o.ID]...)
+				}
+			}
+			if len(carriers) > 1 {
+				told[m.PaymentID] = true
+				slices.Sort(steps)
+				parts = append(parts, fmt.Sprintf("credited payment %s %s: %s applied it at steps %s", m.PaymentID, timesText(len(steps)), strings.Join(carriers, " and "), andList(steps)))
+				continue
+			}
+		}
+		steps := effects[m.ID]
+		if len(steps) < 2 {
+			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s: %s applied at steps %s", verb, timesText(len(steps)), m.ID, andList(steps)))
 	}

@@ -566,3 +566,25 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 		t.Errorf("after the race check-then-insert is %q, want duplicate-effect", got)
 	}
 }
+
+// TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment: on
+// producer-retry, the messages name their payment, and dedupe-tx's verdict
+// says that the payment (not a message) was credited twice, by which
+// messages, at which steps; dedupe-key's says every message took effect once.
+func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
+	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "producer-retry", handlers: []string{"dedupe-tx", "dedupe-key"},
+		events: eventsOf("deliver msg-1; deliver msg-2; deliver msg-3"), at: -1})
+	fig := doc.Find(testID("playground"))
+	if got := strings.Join(strings.Fields(fig.Find(`[data-message="msg-2"]`).Text()), " "); !strings.Contains(got, "credit 75 to acc-1 (payment pay-7)") {
+		t.Errorf("msg-2 reads %q; want its payment named", got)
+	}
+	text := func(h string) string {
+		return strings.Join(strings.Fields(fig.Find(testID("pg-verdict")+`[data-handler="`+h+`"] `+testID("pg-verdict-text")).Text()), " ")
+	}
+	if got := text("dedupe-tx"); !strings.Contains(got, "credited payment pay-7 twice: msg-1 and msg-2 applied it at steps") {
+		t.Errorf("dedupe-tx reads %q", got)
+	}
+	if got := text("dedupe-key"); got != "every message took effect exactly once" {
+		t.Errorf("dedupe-key reads %q", got)
+	}
+}
