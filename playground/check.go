@@ -69,7 +69,13 @@ type Counterexample struct {
 // statement N, crash-before-ack); with Interleave, start a delivery and
 // step each busy worker one statement at a time, crash a busy worker,
 // expire a lease, hand out a second copy; publish again, replay, restart,
-// prune, advance the clock. A schedule is complete ("settled") when no
+// prune, advance the clock (between deliveries, and only while the broker
+// owes no copy). A step that no other event can tell apart from the next
+// one (a deferred BEGIN, the COMMIT of a transaction that wrote nothing)
+// runs together with it ("step W 2"): a partial-order reduction that
+// leaves out only schedules with the same outcomes. An exercise is checked
+// under its bounds, then its overlap and storage bounds when it has them.
+// A schedule is complete ("settled") when no
 // worker holds a message and every delivered message is acked (or
 // dead-lettered): before that the broker still owes a redelivery, and a
 // missing effect is not yet lost. Each settled state is checked against the
