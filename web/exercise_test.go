@@ -512,6 +512,16 @@ func TestLessonPage_ShowsItsExercise(t *testing.T) {
 		if ex.Length() != 1 {
 			t.Errorf("%s: lesson %s shows the exercise %d times", spec.ID, spec.Lesson, ex.Length())
 		}
+		// Its bounds in words, every set of them: a second copy while the
+		// first runs in each exercise, storage for the retention one.
+		rules := strings.Join(strings.Fields(ex.Find(testID("exercise-rules")).Text()), " ")
+		if !strings.HasPrefix(rules, spec.DescribeChecks()) ||
+			!strings.Contains(rules, "while the first is still being handled") && !strings.Contains(rules, "second copy") {
+			t.Errorf("%s: the page states its bounds as %q", spec.ID, rules)
+		}
+		if spec.ID == "dedupe-retention" && (!strings.Contains(rules, "Separately, it tries") || !strings.Contains(rules, "Storage is bounded: once the handler runs 192 ticks")) {
+			t.Errorf("%s: the page does not state its overlap and storage bounds: %q", spec.ID, rules)
+		}
 		embed := document(t, do(t, h, "GET", embedPath(spec.Lesson)))
 		if embed.Find(`[data-exercise="`+spec.ID+`"] form`).AttrOr("target", "") != "_blank" {
 			t.Errorf("%s: the embed's form does not open its result outside the iframe", spec.ID)
