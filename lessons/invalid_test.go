@@ -36,7 +36,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
 		{"engine-problems", "01-a.md:15: expect: lesson claims increment: ok but the engine shows duplicate-effect\n" +
 			"01-a.md:20: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, restart-filter, order-shipping, crash-mid-handler, never-paid\n" +
-			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe\n" +
+			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe, dedupe-key\n" +
 			"01-a.md:36: script: event 2: unknown event \"fly\"; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance"},
 		{"exercise-bad-script", "01-a.md:24: exercise ex-a: start: unknown parameter :amout; parameters are :message_id, :amount, :balance, :account_id, :order_id, :payment_id, :now\n" +
 			"01-a.md:29: exercise ex-a: solution: @stop-if-found must follow a SELECT (line 3 is INSERT)"},
