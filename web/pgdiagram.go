@@ -160,6 +160,9 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 	switch st.Kind {
 	case playground.StepDeliver:
 		label := st.Message
+		if st.Copy > 1 {
+			label += " copy " + strconv.Itoa(st.Copy)
+		}
 		if st.Attempt > 1 {
 			label += " #" + strconv.Itoa(st.Attempt)
 		}
@@ -459,6 +462,9 @@ func newStepView(st playground.Step, divergent bool) stepView {
 	switch st.Kind {
 	case playground.StepDeliver:
 		sv.Text = "The broker delivers " + st.Message + " to " + st.Worker + " (attempt " + strconv.Itoa(st.Attempt) + ")"
+		if st.Copy > 1 {
+			sv.Text = "The broker delivers copy " + strconv.Itoa(st.Copy) + " of " + st.Message + " to " + st.Worker + " (attempt " + strconv.Itoa(st.Attempt) + " of that copy)"
+		}
 	case playground.StepSQL:
 		sv.Text = who + " runs " + sqlLabel(st.SQL)
 	case playground.StepBlocked:

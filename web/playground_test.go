@@ -588,3 +588,18 @@ func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
 		t.Errorf("dedupe-key reads %q", got)
 	}
 }
+
+// TestLivePlayground_ARepublishedCopyIsNamed: when the producer publishes a
+// message again, the sequence diagram and the step list name the new copy,
+// so its own lease and ack can be told from the first copy's.
+func TestLivePlayground_ARepublishedCopyIsNamed(t *testing.T) {
+	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "webhook-retry", handlers: []string{"dedupe-tx"},
+		events: eventsOf("start evt-1 on A; step A 2; publish evt-1 to B; finish A"), at: -1})
+	fig := doc.Find(testID("playground"))
+	if got := fig.Find(testID("pg-diagram")).Text(); !strings.Contains(got, "evt-1 copy 2") {
+		t.Errorf("the diagram does not name the second copy: %q", strings.Join(strings.Fields(got), " "))
+	}
+	if got := strings.Join(strings.Fields(fig.Text()), " "); !strings.Contains(got, "The broker delivers copy 2 of evt-1 to B") {
+		t.Error("the step list does not name the second copy")
+	}
+}
