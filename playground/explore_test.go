@@ -363,6 +363,7 @@ func TestCheck_Golden(t *testing.T) {
 // TestCheck_NearMissesFail: plausible wrong answers a learner might try
 // must each get a counterexample.
 func TestCheck_NearMissesFail(t *testing.T) {
+	relaxCheckTimeout(t)
 	for _, c := range []struct{ exercise, name, source string }{
 		{"dedupe-credit", "dedupe row in its own transaction", "@on credit\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\n"},
 		{"dedupe-credit", "check, then apply, then insert", "@on credit\nSELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);\n"},
@@ -525,9 +526,11 @@ func TestCheck_MutationSuite(t *testing.T) {
 // prunes its dedupe table is refused, and one that keeps ids exactly as
 // long as a copy can come back passes.
 func TestCheck_BoundedStorage(t *testing.T) {
+	relaxCheckTimeout(t)
 	ex := exerciseByID(t, "dedupe-retention")
 	ex.Bounds = ExploreBounds{Workers: 1, Messages: 2, MaxEvents: 5,
 		Advance: []int64{72, 96}, MaxClock: 216, MaxIDAge: 200}
+	ex.Overlap, ex.Storage = ExploreBounds{}, ExploreBounds{} // this set of bounds only
 	neverPrunes := "@on credit\nBEGIN;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
 	res, err := Check(context.Background(), ex, neverPrunes)
 	if err != nil {
