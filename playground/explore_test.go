@@ -546,6 +546,19 @@ func TestCheck_BoundedStorage(t *testing.T) {
 	if !res.Passed {
 		t.Errorf("the solution is refused: %+v", res.Counterexample)
 	}
+
+	// The exercise as a learner meets it: a handler that never prunes
+	// passes its retry and overlap bounds and is refused by its storage
+	// bound, with the shortest story that shows an old id kept.
+	res, err = Check(context.Background(), exerciseByID(t, "dedupe-retention"), neverPrunes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := res.Counterexample
+	if res.Passed || ce == nil || ce.Invariant != RuleBoundedStorage || ce.Script != "deliver pay-1; advance 192; deliver pay-2" ||
+		!strings.Contains(ce.Violation, "the id pay-1 recorded at tick 0 is still stored at tick 192") {
+		t.Errorf("never pruning, in the exercise: passed %v, counterexample %+v", res.Passed, ce)
+	}
 }
 
 // TestExploreBounds_Describe: an exercise's page says in words every fault
