@@ -91,6 +91,7 @@
 //	deliver MSG [to W] [FAULT]    lease MSG to W (default: the first idle worker); W runs its handler to the end and acks
 //	redeliver MSG [to W] [FAULT]  deliver MSG again; the clock jumps to the end of its lease if it is still running
 //	publish MSG [to W] [FAULT]    the producer sends MSG again: a new copy (same id, its own lease and ack) is delivered
+//	redrive MSG [to W] [FAULT]    an operator moves MSG's dead-lettered copy back to the queue: delivered again, its count of deliveries starting over
 //	FAULT := lose-ack | crash-before-ack | crash-after N
 //	start MSG on W                W receives MSG and waits for step
 //	step W [N]                    W runs its next N statements (default 1); the step after the last statement is the ack

@@ -336,10 +336,13 @@ func (s *sim) skip(w, msg, note string) {
 // a probe (Request.Probe) asks it of events a learner might add next.
 func (s *sim) refusal(ev Event) string {
 	switch ev.Kind {
-	case EventDeliver, EventRedeliver, EventPublish, EventStart:
+	case EventDeliver, EventRedeliver, EventPublish, EventStart, EventRedrive:
 		m := s.msgs[ev.Message]
 		id := m.m.ID
-		none := ev.Kind != EventPublish && len(m.copies) > 0 && s.target(m) == nil
+		if ev.Kind == EventRedrive && m.firstDead() == nil {
+			return id + " is not in the dead-letter queue"
+		}
+		none := ev.Kind != EventPublish && ev.Kind != EventRedrive && len(m.copies) > 0 && s.target(m) == nil
 		switch {
 		case ev.Kind == EventRedeliver && len(m.copies) == 0:
 			return id + " was never delivered; use deliver " + id
@@ -389,7 +392,7 @@ func (s *sim) apply(ev Event) error {
 		return nil
 	}
 	switch ev.Kind {
-	case EventDeliver, EventRedeliver, EventPublish, EventStart:
+	case EventDeliver, EventRedeliver, EventPublish, EventStart, EventRedrive:
 		w := s.deliver(ev)
 		if w != nil && ev.Kind != EventStart {
 			return s.runToCompletion(w)
@@ -457,7 +460,11 @@ func (s *sim) deliver(ev Event) *worker {
 	m := s.msgs[ev.Message]
 	id := m.m.ID
 	var c *brokerCopy
-	if ev.Kind != EventPublish {
+	switch ev.Kind {
+	case EventRedrive:
+		c = m.firstDead()
+	case EventPublish:
+	default:
 		c = s.target(m)
 	}
 	note := ""
@@ -470,10 +477,15 @@ func (s *sim) deliver(ev Event) *worker {
 		if len(m.copies) > 0 {
 			note = fmt.Sprintf("the producer publishes %s again: copy %d, a broker record of its own with the same id (its own lease and ack)", id, len(m.copies)+1)
 		}
+	case EventRedrive:
+		note = "an operator redrives " + id + " from the dead-letter queue: it is delivered again, its delivery count starting over"
 	}
 	w := s.pickWorker(ev.Worker, id)
 	if w == nil {
 		return nil
+	}
+	if ev.Kind == EventRedrive {
+		c.dead, c.deliveries = false, 0
 	}
 	if c == nil {
 		c = m.newCopy()

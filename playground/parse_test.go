@@ -16,6 +16,7 @@ func TestParseScript_RoundTrip(t *testing.T) {
 		"deliver msg-1 to B crash-before-ack\npublish msg-1 to A lose-ack # the webhook retry\n\nstep A 3",
 		"crash A; expire msg-1; restart B; replay; prune; prune older-than 0; prune older-than 24; advance 30",
 		"  deliver   msg-1 ;;; # only a comment\n",
+		"redrive pay-1; redrive pay-1 to B lose-ack",
 	}
 	for _, in := range inputs {
 		s, err := ParseScript(in)
@@ -54,6 +55,7 @@ func TestParseScript_Errors(t *testing.T) {
 		{"deliver msg/1", `event 1: message id "msg/1" may only contain`},
 		{"deliver to", `event 1: message id "to" is a keyword`},
 		{"finish A B", `event 1: unexpected "B" at the end of finish`},
+		{"redrive", "event 1: redrive needs a message id, e.g. redrive msg-1"},
 	}
 	for _, tt := range tests {
 		_, err := ParseScript(tt.in)

@@ -45,6 +45,8 @@ func TestRun_Verdicts(t *testing.T) {
 			"mark-before": dup, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok, "dedupe-key": dup},
 		"producer-retry": {"increment": dup, "set-value": ok, "dedupe-tx": dup, "conditional": ok, "check-then-insert": dup,
 			"mark-before": dup, "mark-after": dup, "memory-filter": dup, "filter-dedupe": dup, "dedupe-key": ok},
+		"dlq-redrive": {"increment": dup, "set-value": ok, "dedupe-tx": dup, "conditional": ok, "check-then-insert": dup,
+			"mark-before": dup, "mark-after": dup, "memory-filter": ok, "filter-dedupe": ok, "dedupe-key": dup},
 		"restart-filter": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
 			"mark-before": ok, "mark-after": ok, "memory-filter": dup, "filter-dedupe": ok, "dedupe-key": ok},
 		"order-shipping": {"increment": dup, "set-value": ok, "dedupe-tx": ok, "conditional": ok, "check-then-insert": ok,
@@ -422,7 +424,7 @@ func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 
 func TestScenarios_Catalogue(t *testing.T) {
 	names := []string{"lost-ack", "crash-before-ack", "lease-expiry", "webhook-retry", "concurrent-duplicate",
-		"topic-replay", "early-prune", "producer-retry", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid"}
+		"topic-replay", "early-prune", "producer-retry", "dlq-redrive", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid"}
 	var got []string
 	for _, sc := range Scenarios() {
 		got = append(got, sc.Name)

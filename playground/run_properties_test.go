@@ -215,6 +215,16 @@ func TestRun_PerMessageVerdicts(t *testing.T) {
 			nil, VerdictOK, nil, nil, nil},
 		{"AStaleRepeatOfAnAbsoluteValueOverwritesANewerPayment", "producer-retry", "set-value", "deliver msg-1; deliver msg-3; deliver msg-2",
 			nil, VerdictLost, []string{"lost-effect:msg-3"}, nil, nil},
+		// A dead-letter queue redriven a week later (issue 14): the copy
+		// comes back after the dedupe row was pruned.
+		{"AppliedButDeadLetteredUntilRedriven", "dlq-redrive", "dedupe-tx", "deliver pay-1 lose-ack; redeliver pay-1 lose-ack; redeliver pay-1 lose-ack; redeliver pay-1",
+			nil, VerdictDeadLettered, nil, nil, []string{"pay-1"}},
+		{"ARedriveAfterThePruneAppliesItAgain", "dlq-redrive", "dedupe-tx", "",
+			nil, VerdictDuplicate, []string{"duplicate-effect:pay-1"}, nil, nil},
+		{"ARedriveWithinTheRetentionIsHarmless", "dlq-redrive", "dedupe-tx", "deliver pay-1 lose-ack; redeliver pay-1 lose-ack; redeliver pay-1 lose-ack; redeliver pay-1; advance 168; prune older-than 200; redrive pay-1",
+			nil, VerdictOK, nil, nil, nil},
+		{"ARedriveOfAMessageNotDeadLetteredIsRefused", "dlq-redrive", "dedupe-tx", "deliver pay-1; redrive pay-1",
+			nil, VerdictOK, nil, nil, nil},
 		{"UnpaidOrdersShipNothingAndAck", "never-paid", "conditional", "",
 			nil, VerdictOK, nil, nil, nil},
 		{"ShippingAnUnpaidOrderIsUnexpected", "never-paid", "increment", "deliver ship-2",

@@ -229,6 +229,20 @@ var scenarioList = []*Scenario{
 		TickUnit: "second",
 	},
 	{
+		Name:  "dlq-redrive",
+		Title: "Redriven from the dead-letter queue a week later",
+		Story: "A consumer credits the payment and commits, but its acks keep failing, so after three deliveries SQS moves the message to the dead-letter queue, though it was applied. " +
+			"A week later an operator redrives the queue, and the message comes back with its receive count starting over. " +
+			"The dedupe table kept ids for one day: the id is gone, and the copy is applied again. A dead-letter queue is one more way for a copy to come back late.",
+		Handlers:      []string{"increment", "dedupe-tx"},
+		DefaultScript: "deliver pay-1 lose-ack; redeliver pay-1 lose-ack; redeliver pay-1 lose-ack; redeliver pay-1; advance 168; prune; redrive pay-1",
+		Workers:       []string{"A", "B"},
+		Messages:      []Message{credit("pay-1", "acc-1", 300)},
+		Accounts:      []Account{{"acc-1", 1000}},
+		Settings:      BrokerSettings{LeaseTicks: 1, MaxDeliveries: 3, RetentionTicks: 24},
+		TickUnit:      "hour",
+	},
+	{
 		Name:  "restart-filter",
 		Title: "An in-process filter forgets on restart",
 		Story: "A consumer keeps the ids it has handled in a set in memory, like the optional local cache of AWS Lambda Powertools' idempotency utility. " +

@@ -37,6 +37,7 @@ const (
 	EventReplay    = "replay"
 	EventPrune     = "prune"
 	EventAdvance   = "advance"
+	EventRedrive   = "redrive"
 )
 
 // Fault kinds that may follow deliver, redeliver and publish.
@@ -129,7 +130,7 @@ func parseEvent(f []string) (Event, error) {
 	ev := Event{Kind: f[0]}
 	args := f[1:]
 	switch ev.Kind {
-	case EventDeliver, EventRedeliver, EventPublish:
+	case EventDeliver, EventRedeliver, EventPublish, EventRedrive:
 		if len(args) == 0 {
 			return ev, fmt.Errorf("%s needs a message id, e.g. %s msg-1", ev.Kind, ev.Kind)
 		}
@@ -226,7 +227,7 @@ func parseEvent(f []string) (Event, error) {
 		}
 		ev.N, args = n, args[1:]
 	default:
-		return ev, fmt.Errorf("unknown event %q; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance", clip(ev.Kind))
+		return ev, fmt.Errorf("unknown event %q; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance, redrive", clip(ev.Kind))
 	}
 	if len(args) > 0 {
 		return ev, fmt.Errorf("unexpected %q at the end of %s", clip(args[0]), ev.Kind)
@@ -275,7 +276,7 @@ func (e Event) String() string { return string(e.appendText(nil)) }
 func (e Event) appendText(b []byte) []byte {
 	b = append(b, e.Kind...)
 	switch e.Kind {
-	case EventDeliver, EventRedeliver, EventPublish:
+	case EventDeliver, EventRedeliver, EventPublish, EventRedrive:
 		b = append(append(b, ' '), e.Message...)
 		if e.Worker != "" {
 			b = append(append(b, " to "...), e.Worker...)
