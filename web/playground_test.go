@@ -594,7 +594,7 @@ func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
 // so its own lease and ack can be told from the first copy's.
 func TestLivePlayground_ARepublishedCopyIsNamed(t *testing.T) {
 	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "webhook-retry", handlers: []string{"dedupe-tx"},
-		events: eventsOf("start evt-1 on A; step A 2; publish evt-1 to B; finish A"), at: -1})
+		events: eventsOf("start evt-1 on A; step A 2; publish evt-1 to B; finish A"), at: -1, panels: panelDiagram | panelSteps})
 	fig := doc.Find(testID("playground"))
 	if got := fig.Find(testID("pg-diagram")).Text(); !strings.Contains(got, "evt-1 copy 2") {
 		t.Errorf("the diagram does not name the second copy: %q", strings.Join(strings.Fields(got), " "))
