@@ -293,7 +293,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 		// The verdict at this frame: the engine's per-message rule, on the
 		// run as it stands after the event.
 		j := s.judge(f.Actual)
-		f.Verdict = j.Verdict
+		f.Verdict, f.Effects = j.Verdict, j.Effects
 		if len(j.DeadLettered)+len(j.InFlight) > 0 {
 			f.Unsettled = append(append([]MessageOutcome(nil), j.DeadLettered...), j.InFlight...)
 		}

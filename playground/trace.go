@@ -132,6 +132,12 @@ type Frame struct {
 	// messages are dead-lettered or still in flight then, and why.
 	Verdict   string           `json:"verdict"`
 	Unsettled []MessageOutcome `json:"unsettled,omitempty"`
+	// Effects counts, per delivered message, the times its effect is in
+	// the committed ledger after the event (-1: the figure is unexplained,
+	// e.g. a handler wrote a value no message accounts for). Goals read it
+	// (goal.go); it is left out of the JSON trace, whose golden files
+	// other tools compare.
+	Effects map[string]int `json:"-"`
 }
 
 // TableRows is a table's committed rows in rowid order.

@@ -141,6 +141,13 @@ func (s *sim) judge(actual []Figure) judgement {
 		// A message id is settled when every copy the producer published
 		// is: its effect is expected once whatever the number of copies.
 		st, acc := s.msgs[m.ID], accounts[m.ID]
+		if ht.Effects == nil {
+			ht.Effects = map[string]int{}
+		}
+		ht.Effects[m.ID] = acc.times
+		if acc.unexpectedAt > 0 && acc.times == 0 {
+			ht.Effects[m.ID] = 1 // it shipped an order it must not have
+		}
 		dead := st.firstDead()
 		inFlight := st.firstOwed() != nil
 		if dead != nil {
@@ -222,6 +229,7 @@ type judgement struct {
 	Verdict                string
 	Violations             []Violation
 	InFlight, DeadLettered []MessageOutcome
+	Effects                map[string]int // delivered message → times its effect is in the ledger (-1: unexplained)
 }
 
 // verdict fills in the run's verdict: the judgement after its last event.
