@@ -53,7 +53,7 @@ type DirectiveOutput struct {
 
 // playgroundDirective is the built-in ```playground directive: structural
 // checks, then the caller's hook for engine-level checks.
-func playgroundDirective(check func(*PlaygroundSpec) error) Directive {
+func (l *loader) playgroundDirective(check func(*PlaygroundSpec) error) Directive {
 	return Directive{
 		Kind: "playground",
 		Parse: func(src *DirectiveSource) (DirectiveOutput, error) {
@@ -62,6 +62,9 @@ func playgroundDirective(check func(*PlaygroundSpec) error) Directive {
 				return DirectiveOutput{}, err
 			}
 			spec.ID = fmt.Sprintf("pg-%d", src.Index)
+			if err := l.renderGoalTasks(spec, src); err != nil {
+				return DirectiveOutput{}, err
+			}
 			if check != nil {
 				if problems := problemsFromError(check(spec), src.File, src.Line, spec.FieldLine); len(problems) > 0 {
 					return DirectiveOutput{}, &LoadError{Problems: problems}
@@ -78,7 +81,7 @@ func (l *loader) builtinDirectives() []Directive {
 	if check == nil {
 		check = CheckWithEngine
 	}
-	return []Directive{playgroundDirective(check), l.exerciseDirective(), l.quizDirective()}
+	return []Directive{l.playgroundDirective(check), l.exerciseDirective(), l.quizDirective()}
 }
 
 // directiveTable registers the built-in directives, then the caller's, by

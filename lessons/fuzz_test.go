@@ -84,6 +84,9 @@ func FuzzPlaygroundSpec(f *testing.F) {
 	f.Add([]byte("expect: {a: b}\nexpect: 1\n"))
 	f.Add([]byte("- 1\n- 2\n"))
 	f.Add([]byte(""))
+	f.Add([]byte("scenario: lost-ack\nhandlers: [increment]\nscript: deliver msg-1\ncaption: C.\ngoals:\n  - id: a\n    task: T.\n    check: increment applies msg-1 twice\n    solution: deliver msg-1 lose-ack; redeliver msg-1\n    done: D.\n"))
+	f.Add([]byte("goals:\n  - id: A\n    check: x is\n  - 1\n  - {id: a}\n  - {id: a, hint: b}\n"))
+	f.Add([]byte("goals: []\n"))
 	const fenceLine = 10
 	f.Fuzz(func(t *testing.T, body []byte) {
 		spec, err := ParsePlaygroundSpec(body, "a.md", fenceLine)

@@ -58,6 +58,14 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 			"01-a.md:20: exercise: bounds.max_events must be a whole number, not a string\n" +
 			"01-a.md:21: exercise: bounds.interleave must be true or false, not an integer\n" +
 			"01-a.md:32: exercise: hints item 2 must be a string, not a mapping"},
+		{"goal-problems", "01-a.md:15: goals: goal \"met-already\": the block's own script already meets \"increment applies msg-1 twice\": the goal would be met before the learner does anything\n" +
+			"01-a.md:19: goals: goal \"unreachable\": its solution \"deliver msg-1 lose-ack; redeliver msg-1; redeliver msg-1\" does not meet \"dedupe-tx applies msg-1 twice\", so lint cannot show the goal is reachable\n" +
+			"01-a.md:23: goals: goal \"wrong-names\": clause 1 (\"mark-after is ok\"): handler \"mark-after\" is not in this playground (it has increment, dedupe-tx)\n" +
+			"01-a.md:35: playground: goal 1: id \"Bad_Id\": want 1 to 40 of a-z, 0-9 and -\n" +
+			"01-a.md:37: playground: goal 1: check: clause 1 (\"increment is great\"): \"great\" is not a verdict (want ok, duplicate-effect, lost-effect, unexpected-effect, pending, dead-lettered)\n" +
+			"01-a.md:43: playground: goal 2: unknown key \"hint\" (want id, task, check, solution or done)\n" +
+			"01-a.md:44: playground: goal 3: want a mapping of id, task, check and solution, not a string\n" +
+			"01-a.md:53: playground: goal two-paragraphs: task must be one paragraph of text"},
 		{"include-problems", "01-a.md:9: include=examples/missing/main.go: cannot read the file: no such file or directory\n" +
 			"01-a.md:12: include=code/a.go lines=3-9: the file has only 3 lines\n" +
 			"01-a.md:15: lines=2-1: want A-B, A- or A, with 1 ≤ A ≤ B\n" +

@@ -13,7 +13,7 @@ import (
 var Verdicts = []string{"ok", "duplicate-effect", "lost-effect"}
 
 // playgroundKeys are the keys a ```playground block may hold.
-var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect"}
+var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect", "goals"}
 
 // ParsePlaygroundSpec parses and structurally validates the YAML body of a
 // ```playground block: every field has the right type, scenario, handlers,
@@ -67,6 +67,11 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 			}
 		case "expect":
 			expectNode = f.Value
+		case "goals":
+			spec.Goals = parseGoals(f.Value, fenceLine, badYAML)
+			for _, g := range spec.Goals {
+				spec.fieldLines["goals."+g.ID] = g.Line
+			}
 		default:
 			msg = unknownWord("key", f.Key, playgroundKeys)
 			if guess := closestWord(f.Key, playgroundKeys); guess != "" {

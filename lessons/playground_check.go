@@ -27,7 +27,10 @@ func CheckWithEngine(spec *PlaygroundSpec) error {
 	defer cancel()
 	budget := playground.DefaultBudget()
 	budget.CPU, budget.Wall = 0, 0
-	trace, err := playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: spec.Script, Budget: &budget})
+	run := func(script string) (*playground.Trace, error) {
+		return playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: script, Budget: &budget})
+	}
+	trace, err := run(spec.Script)
 	var over *playground.BudgetError
 	if errors.As(err, &over) {
 		return &FieldError{Field: "script", Err: fmt.Errorf("the server would refuse this block: %s", over.Error())}
@@ -51,5 +54,5 @@ func CheckWithEngine(spec *PlaygroundSpec) error {
 				Err: fmt.Errorf("lesson claims %s: %s but the engine shows %s", h.Name, claim, h.Verdict)})
 		}
 	}
-	return errors.Join(wrong...)
+	return errors.Join(append(wrong, checkGoals(spec, run))...)
 }

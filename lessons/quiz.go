@@ -81,7 +81,7 @@ func (l *loader) parseQuiz(src *DirectiveSource) ([]QuizItem, error) {
 				bad(f.Line, fmt.Sprintf("question %d: %s", i+1, msg))
 				continue
 			}
-			rendered, linkProblems := l.renderQuizText(value, src, f.Value.Line)
+			rendered, linkProblems := l.renderInline("quiz", value, src, f.Value.Line)
 			problems = append(problems, linkProblems...)
 			if f.Key == "q" {
 				inline, ok := singleParagraph(rendered)
@@ -109,9 +109,10 @@ func (l *loader) parseQuiz(src *DirectiveSource) ([]QuizItem, error) {
 	return items, nil
 }
 
-// renderQuizText renders the markdown of a question or answer with the
-// lesson's renderer (raw HTML off), checking and rewriting lesson links.
-func (l *loader) renderQuizText(markdown string, src *DirectiveSource, yamlLine int) (string, []Problem) {
+// renderInline renders the markdown of a block's text (a question, an
+// answer, a goal's task) with the lesson's renderer (raw HTML off),
+// checking and rewriting lesson links; what names the block in problems.
+func (l *loader) renderInline(what, markdown string, src *DirectiveSource, yamlLine int) (string, []Problem) {
 	source := []byte(markdown)
 	doc := l.md.Parser().Parse(text.NewReader(source))
 	var problems []Problem
@@ -123,7 +124,7 @@ func (l *loader) renderQuizText(markdown string, src *DirectiveSource, yamlLine 
 		dest := string(link.Destination)
 		if target, isLesson, ok := l.lessonLinkTarget(dest); isLesson {
 			if !ok {
-				problems = append(problems, src.Problem(yamlLine, "quiz: link to %q: there is no lesson %q", dest, target))
+				problems = append(problems, src.Problem(yamlLine, "%s: link to %q: there is no lesson %q", what, dest, target))
 			} else {
 				link.Destination = []byte(target)
 				l.rememberFragment(src.File, src.Line+yamlLine, dest, target)
@@ -133,7 +134,7 @@ func (l *loader) renderQuizText(markdown string, src *DirectiveSource, yamlLine 
 	})
 	var out bytes.Buffer
 	if err := l.md.Renderer().Render(&out, source, doc); err != nil {
-		problems = append(problems, src.Problem(yamlLine, "quiz: cannot render: %v", err))
+		problems = append(problems, src.Problem(yamlLine, "%s: cannot render: %v", what, err))
 	}
 	return out.String(), problems
 }

@@ -73,6 +73,7 @@ type PlaygroundSpec struct {
 	Script   string            `yaml:"script"`
 	Caption  string            `yaml:"caption"`
 	Expect   map[string]string `yaml:"expect"` // handler name → "ok", "duplicate-effect", "lost-effect"
+	Goals    []*GoalSpec       // optional tasks the engine checks (goal.go)
 	File     string            // lesson file, for messages
 	Line     int               // 1-based line of the opening fence
 
