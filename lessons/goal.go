@@ -33,8 +33,9 @@ type GoalSpec struct {
 	TaskHTML string // inline HTML (rendered like the lesson, raw HTML off)
 	Check    *playground.Goal
 	Solution string
-	Done     string
-	Line     int // file line of the goal's "- id:" item
+	Done     string // markdown, as written
+	DoneHTML string // inline HTML, "" without done
+	Line     int    // file line of the goal's "- id:" item
 }
 
 // goalKeys are the keys a goal may hold; the first four are required.
@@ -154,18 +155,25 @@ func checkGoals(spec *PlaygroundSpec, run func(script string) (*playground.Trace
 	return errors.Join(problems...)
 }
 
-// renderGoalTasks renders each goal's task as one paragraph of inline HTML.
+// renderGoalTasks renders each goal's task and done line as one paragraph
+// of inline HTML each.
 func (l *loader) renderGoalTasks(spec *PlaygroundSpec, src *DirectiveSource) error {
 	var problems []Problem
 	for _, g := range spec.Goals {
 		bodyLine := g.Line - src.Line
-		html, linkProblems := l.renderInline("playground: goal "+g.ID, g.Task, src, bodyLine)
-		problems = append(problems, linkProblems...)
-		inline, ok := singleParagraph(html)
-		if !ok {
-			problems = append(problems, src.Problem(bodyLine, "playground: goal %s: task must be one paragraph of text", g.ID))
+		render := func(key, markdown string) string {
+			if markdown == "" {
+				return ""
+			}
+			html, linkProblems := l.renderInline("playground: goal "+g.ID, markdown, src, bodyLine)
+			problems = append(problems, linkProblems...)
+			inline, ok := singleParagraph(html)
+			if !ok {
+				problems = append(problems, src.Problem(bodyLine, "playground: goal %s: %s must be one paragraph of text", g.ID, key))
+			}
+			return inline
 		}
-		g.TaskHTML = inline
+		g.TaskHTML, g.DoneHTML = render("task", g.Task), render("done", g.Done)
 	}
 	if len(problems) > 0 {
 		return &LoadError{Problems: problems}
