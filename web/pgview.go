@@ -39,6 +39,7 @@ type playgroundView struct {
 	tickUnit  string
 	clock     int64
 	refusal   *refusalView  // the run was stopped at its budget (admitrun.go)
+	goals     []goalView    // the lesson block's goals at this state (pggoals.go)
 	toggles   []panelToggle // the views bar: rows, chart, diagram, steps
 	sqlToggle panelToggle   // inside the step list
 	arrowRef  string        // the diagram's arrowhead marker, url(#…)
@@ -180,7 +181,8 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	for _, h := range pv.handlers {
 		parts = append(parts, h.Name+": "+h.Label+", "+h.Sentence)
 	}
-	pv.announce = strings.Join(parts, ". ") + "."
+	pv.goals = newGoalViews(v, pv)
+	pv.announce = strings.Join(parts, ". ") + "." + goalsAnnouncement(pv.goals)
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
 	pv.controls = newControls(v, pv)
 	for _, pn := range panelNames {
