@@ -137,7 +137,8 @@ func BenchmarkLoad_Embedded(b *testing.B) {
 
 func FuzzQuiz(f *testing.F) {
 	f.Add([]byte("- q: Why?\n  a: Because.\n"))
-	f.Add([]byte("- q: A [link](02-b.md)\n  a: |\n    One.\n\n    Two <b>x</b>.\n"))
+	f.Add([]byte("- q: Why?\n  choices:\n    - {choice: A, correct: true, why: W}\n    - {choice: B, why: \"[x](02-b.md)\"}\n"))
+	f.Add([]byte("- q: A [link](02-b.md)\n  choices:\n    - choice: |\n        One.\n\n        Two <b>x</b>.\n      correct: yes\n"))
 	f.Add([]byte("- q: |\n    one\n\n    two\n  a: x\n"))
 	f.Add([]byte("q: x\n"))
 	f.Add([]byte("- [unclosed\n"))

@@ -31,7 +31,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"broken-links", "01-a.md:9: link to \"02-b.md\": there is no lesson \"b\"\n01-a.md:9: link to \"/lessons/c#x\": there is no lesson \"c\""},
 		{"broken-anchors", "01-a.md:11: link to \"#there\": lesson \"a\" has no heading #there\n" +
 			"01-a.md:11: link to \"/lessons/b#part-three\": lesson \"b\" has no heading #part-three\n" +
-			"01-a.md:15: link to \"02-b.md#nowhere\": lesson \"b\" has no heading #nowhere"},
+			"01-a.md:16: link to \"02-b.md#nowhere\": lesson \"b\" has no heading #nowhere"},
 		{"duplicate-order", "02-b.md:4: order 1 is already used by 01-a.md"},
 		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
 		{"engine-problems", "01-a.md:15: expect: lesson claims increment: ok but the engine shows duplicate-effect\n" +
@@ -73,14 +73,21 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 			"01-a.md:21: include=code/a.go: the block must be empty, the file's text takes its place\n" +
 			"01-a.md:25: unknown include option \"mode=fast\" (want include=PATH and optionally lines=A-B)\n" +
 			"01-a.md:28: include: unknown language \"klingon\": write the fence as ```go include=PATH or ```sql include=PATH"},
-		{"quiz-problems", "01-a.md:12: quiz: question 2: missing \"a\"\n" +
-			"01-a.md:13: quiz: question 3: missing \"q\"\n" +
-			"01-a.md:14: quiz: question 4: want a mapping with q: and a:, not a string\n" +
-			"01-a.md:15: quiz: question 5: missing \"a\"\n" +
-			"01-a.md:16: quiz: question 5: unknown key \"answer\" (want q or a)\n" +
-			"01-a.md:20: quiz: want a YAML list of questions, each with q: (the question) and a: (the answer), not a mapping\n" +
-			"01-a.md:25: quiz: invalid YAML: did not find expected ',' or ']'\n" +
-			"01-a.md:28: quiz: link to \"09-nope.md\": there is no lesson \"nope\""},
+		{"quiz-problems", "01-a.md:14: quiz: question 2: missing \"choices\"\n" +
+			"01-a.md:15: quiz: question 3: choices must be a list of 2 to 6 choices, each with choice: and why:, one of them with correct: true, not no choices\n" +
+			"01-a.md:15: quiz: question 3: missing \"q\"\n" +
+			"01-a.md:16: quiz: question 4: want a mapping with q: and choices:, not a string\n" +
+			"01-a.md:17: quiz: question 5: missing \"choices\"\n" +
+			"01-a.md:18: quiz: question 5: unknown key \"choice\": did you mean \"choices\"?\n" +
+			"01-a.md:19: quiz: question 6: missing \"choices\"\n" +
+			"01-a.md:20: quiz: question 6: a: is the old reveal-only answer; give choices: instead, each with choice:, why: and one correct: true\n" +
+			"01-a.md:23: quiz: question 7: 2 choices are marked correct: true; want exactly one\n" +
+			"01-a.md:24: quiz: question 7, choice 2: missing \"why\"\n" +
+			"01-a.md:25: quiz: question 7, choice 3: correct must be true or false, not a string\n" +
+			"01-a.md:25: quiz: question 7, choice 3: unknown key \"hint\" (want choice, why or correct)\n" +
+			"01-a.md:29: quiz: want a YAML list of questions, each with q: (the question) and choices: (the answers to pick from), not a mapping\n" +
+			"01-a.md:34: quiz: invalid YAML: did not find expected ',' or ']'\n" +
+			"01-a.md:37: quiz: link to \"09-nope.md\": there is no lesson \"nope\""},
 		{"missing-fields", "01-a.md:1: front matter: missing field \"summary\"\n01-a.md:1: front matter: missing field \"minutes\"\n01-a.md:1: front matter: missing field \"objectives\""},
 		{"missing-sources", "01-a.md:1: front matter: missing field \"sources\": list the documentation each fact comes from, as items with title and url"},
 		{"missing-front-matter", "01-a.md:1: missing front matter: start the file with a --- line, then title, summary, order, minutes and objectives, then ---"},

@@ -12,18 +12,20 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// QuizItem is one question of a ```quiz block, its text rendered to HTML.
+// QuizItem is one question of a ```quiz block: its text rendered to
+// inline HTML and its graded choices (see Choice).
 type QuizItem struct {
-	Question string // inline HTML: the <summary> of a <details>
-	Answer   string // HTML (paragraphs), revealed when the reader opens the question
+	Question string // inline HTML: the legend of the choices
+	Choices  []Choice
 }
 
 // quizKeys are the keys a quiz item may hold.
-var quizKeys = []string{"q", "a"}
+var quizKeys = []string{"q", "choices"}
 
-// quizDirective is the built-in ```quiz directive: a YAML list of {q, a}
-// rendered in place as a "check yourself" list, each answer behind a
-// <details> disclosure. Markdown in q and a is rendered like the lesson's
+// quizDirective is the built-in ```quiz directive: a YAML list of
+// questions, each with q (one paragraph) and choices (see Choice), rendered
+// in place as a "check yourself" list of radio groups: picking a choice
+// shows why it is right or wrong. Markdown is rendered like the lesson's
 // (raw HTML off), and lesson links in it are checked and rewritten.
 func (l *loader) quizDirective() Directive {
 	return Directive{
@@ -33,7 +35,7 @@ func (l *loader) quizDirective() Directive {
 			if err != nil {
 				return DirectiveOutput{}, err
 			}
-			return DirectiveOutput{HTML: quizHTML(items)}, nil
+			return DirectiveOutput{HTML: quizHTML(fmt.Sprintf("quiz-%d", src.Index), items)}, nil
 		},
 	}
 }
@@ -47,7 +49,7 @@ func (l *loader) parseQuiz(src *DirectiveSource) ([]QuizItem, error) {
 	bad := func(yamlLine int, msg string) {
 		problems = append(problems, src.Problem(min(max(yamlLine, 1), lastLine), "quiz: %s", msg))
 	}
-	const want = "a YAML list of questions, each with q: (the question) and a: (the answer)"
+	const want = "a YAML list of questions, each with q: (the question) and choices: (the answers to pick from)"
 	root, err := parseYAMLNode(body)
 	switch {
 	case err != nil:
@@ -61,41 +63,46 @@ func (l *loader) parseQuiz(src *DirectiveSource) ([]QuizItem, error) {
 	if len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
 	}
+	render := func(markdown string, yamlLine int) (string, bool) {
+		rendered, linkProblems := l.renderInline("quiz", markdown, src, yamlLine)
+		problems = append(problems, linkProblems...)
+		return singleParagraph(rendered)
+	}
 	var items []QuizItem
 	for i, node := range root.Content {
 		node = resolveAlias(node)
+		who := fmt.Sprintf("question %d", i+1)
 		if node.Kind != yaml.MappingNode {
-			bad(node.Line, fmt.Sprintf("question %d: want a mapping with q: and a:, not %s", i+1, describeYAML(node)))
+			bad(node.Line, fmt.Sprintf("%s: want a mapping with q: and choices:, not %s", who, describeYAML(node)))
 			continue
 		}
 		var item QuizItem
 		found := map[string]bool{}
 		for _, f := range mappingFields(node, src.Line, bad) {
 			found[f.Key] = true
-			if f.Key != "q" && f.Key != "a" {
-				bad(f.Line, fmt.Sprintf("question %d: %s", i+1, unknownWord("key", f.Key, quizKeys)))
-				continue
-			}
-			value, msg := stringValue(f.Key, f.Value)
-			if msg != "" {
-				bad(f.Line, fmt.Sprintf("question %d: %s", i+1, msg))
-				continue
-			}
-			rendered, linkProblems := l.renderInline("quiz", value, src, f.Value.Line)
-			problems = append(problems, linkProblems...)
-			if f.Key == "q" {
-				inline, ok := singleParagraph(rendered)
+			switch f.Key {
+			case "q":
+				value, msg := stringValue(f.Key, f.Value)
+				if msg != "" {
+					bad(f.Line, who+": "+msg)
+					continue
+				}
+				inline, ok := render(value, f.Value.Line)
 				if !ok {
-					bad(f.Line, fmt.Sprintf("question %d: q must be one paragraph of text", i+1))
+					bad(f.Line, who+": q must be one paragraph of text")
 				}
 				item.Question = inline
-			} else {
-				item.Answer = rendered
+			case "choices":
+				item.Choices = parseChoices(f.Value, src.Line, who, render, bad)
+			case "a":
+				bad(f.Line, who+": a: is the old reveal-only answer; give choices: instead, each with choice:, why: and one correct: true")
+			default:
+				bad(f.Line, who+": "+unknownWord("key", f.Key, quizKeys))
 			}
 		}
 		for _, key := range quizKeys {
 			if !found[key] {
-				bad(node.Line, fmt.Sprintf("question %d: missing %q", i+1, key))
+				bad(node.Line, fmt.Sprintf("%s: missing %q", who, key))
 			}
 		}
 		items = append(items, item)
@@ -178,13 +185,15 @@ func singleParagraph(html string) (inline string, ok bool) {
 	return inner, true
 }
 
-// quizHTML is the markup of a quiz (see the package documentation).
-func quizHTML(items []QuizItem) string {
+// quizHTML is the markup of a quiz (see the package documentation): one
+// radio group per question, named after the block (id) and the question.
+func quizHTML(id string, items []QuizItem) string {
 	var b strings.Builder
-	b.WriteString(`<ol class="quiz" aria-label="Check yourself">` + "\n")
-	for _, item := range items {
-		b.WriteString("<li><details>\n<summary>" + item.Question + "</summary>\n")
-		b.WriteString(`<div class="quiz-answer">` + "\n" + item.Answer + "</div>\n</details></li>\n")
+	b.WriteString(`<ol class="quiz" aria-label="Check yourself" data-testid="quiz">` + "\n")
+	for i, item := range items {
+		b.WriteString(`<li class="quiz-question" data-testid="quiz-question">` + "\n")
+		b.WriteString(choicesHTML(fmt.Sprintf("%s-q%d", id, i+1), item.Question, item.Choices))
+		b.WriteString("</li>\n")
 	}
 	b.WriteString("</ol>\n")
 	return b.String()

@@ -280,14 +280,14 @@ func TestBrowser_PlaygroundScreenshots(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "playground-phone")
 	run(t, ctx, browsertest.ColorScheme("dark"), chromedp.Reload(), chromedp.WaitVisible(browsertest.TestID("pg-diagram")))
 	browsertest.Screenshot(t, ctx, "playground-phone-dark")
-	// The quiz blocks the lessons render ("Check yourself"), one answer open.
+	// The quiz blocks the lessons render ("Check yourself"), one choice picked.
 	run(t, ctx,
 		chromedp.EmulateViewport(1100, 900),
 		browsertest.ColorScheme("light"),
 		chromedp.Navigate(srv.URL+"/lessons/the-dedupe-table"),
 		chromedp.WaitVisible(chromedp.CSS(".quiz")),
 	)
-	click(t, ctx, ".quiz li:first-child summary")
+	click(t, ctx, `.quiz li:first-child [data-correct="false"] label`)
 	saveElement(t, ctx, ".quiz", "quiz-light")
 	if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))

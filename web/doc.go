@@ -124,6 +124,7 @@
 //	exercise:   exercise exercise-goal exercise-rules exercise-editor exercise-check exercise-reset exercise-hint exercise-solution exercise-result[data-state] exercise-pass exercise-counterexample exercise-story exercise-violation exercise-script exercise-open-playground exercise-error[data-line] exercise-lesson exercise-mark[data-passed]
 //	playground: playground[data-scenario data-handlers data-script data-at data-total data-url data-home data-show] playground-scenario playground-script playground-handlers playground-expect playground-caption
 //	live:       pg-verdict[data-handler data-verdict] pg-verdict-label pg-verdict-text pg-divergence[data-event] pg-timeline pg-event[data-event] pg-back pg-forward pg-latest pg-start-over pg-reset pg-permalink pg-full-size pg-help-button pg-keys pg-clock pg-story pg-ledgers pg-ledger[data-handler data-verdict] pg-figure pg-figure-actual pg-chart pg-controls pg-message[data-message] pg-message-status pg-deliver pg-redeliver pg-publish pg-expire pg-start pg-faults pg-fault-none pg-lose-ack pg-crash-before-ack pg-crash-after pg-step pg-finish pg-crash pg-restart pg-replay pg-prune pg-advance pg-advance-form pg-prune-form pg-handler-form pg-script-form pg-diagram pg-diagram-scroll pg-steps pg-sql pg-announce pg-skip pg-end pg-embed pg-diagram-lanes pg-views pg-show-rows pg-show-chart pg-show-diagram pg-show-steps pg-show-sql pg-rows pg-chart-panel pg-diagram-panel pg-problem[data-field] pg-problem-message pg-problem-line
+//	goals:      pg-goals pg-goals-count pg-goal[data-goal data-goal-met] pg-goal-done pg-goal-check pg-goal-solution
 //	picker:     pg-picker pg-scenarios pg-scenario-card pg-all-scenarios
 //	refused:    pg-refusal pg-refusal-home pg-refusal-undo
 //	error page: error-page[data-status] error-title error-message error-action error-home
@@ -139,5 +140,7 @@
 // views mark the first divergence with [data-divergence] or [data-divergent].
 // A control the engine would refuse is a span with aria-disabled and the
 // engine's reason in [data-reason]; pg-problem is a learner's rejected
-// input (a 400 page, the playground in its last good state).
+// input (a 400 page, the playground in its last good state). A lesson
+// playground's goals (pggoals.templ) mark each met goal with
+// data-goal-met="ID", the engine's answer for the state shown.
 package web

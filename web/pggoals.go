@@ -16,6 +16,7 @@ type goalView struct {
 	DoneHTML string
 	Check    string // the predicate, in the goal language
 	Met      bool
+	Current  bool   // the first goal not met yet: the one shown in full
 	Solution string // href of the playground at a state that meets it
 }
 
@@ -35,6 +36,12 @@ func newGoalViews(v *siteView, pv *playgroundView) []goalView {
 			gv.Solution = v.path(pv.place.href(solved))
 		}
 		out = append(out, gv)
+	}
+	for i := range out {
+		if !out[i].Met {
+			out[i].Current = true
+			break
+		}
 	}
 	return out
 }
