@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"idemlab/playground"
 )
 
 // Choice is one answer of a graded question (a quiz question or a
@@ -21,18 +23,24 @@ import (
 //	    correct: true
 //	    why: Silence until the lease ends looks the same in every case.
 type Choice struct {
-	HTML    string // inline HTML
-	Correct bool
-	WhyHTML string // inline HTML
+	Text, Why     string // markdown, as written
+	HTML, WhyHTML string // inline HTML
+	Correct       bool
+	// Check, in a playground's prediction only, is a goal (the engine's
+	// predicate language) that lint runs on the block's script: it must
+	// hold for the correct choice and fail for every other one, so the
+	// answer cannot contradict the verdicts it reveals.
+	Check *playground.Goal
 }
 
-// choiceKeys are the keys a choice may hold.
-var choiceKeys = []string{"choice", "why", "correct"}
+// choiceKeys are the keys a choice may hold ("check" only in a prediction).
+var choiceKeys = []string{"choice", "why", "correct", "check"}
 
-// Bounds on a question's choices.
+// Bounds on a question's choices (MaxChoices also bounds a guess in a
+// playground URL).
 const (
 	minChoices = 2
-	maxChoices = 6
+	MaxChoices = 6
 )
 
 // parseChoices reads a list of choices: 2 to 6, each with choice and why,
@@ -40,9 +48,12 @@ const (
 // into inline HTML (ok false when it is not one paragraph); bad reports a
 // problem at a YAML line, prefixed by who (e.g. "question 2"); lineOffset
 // turns YAML lines into file lines, as for mappingFields.
-func parseChoices(node *yaml.Node, lineOffset int, who string, render func(markdown string, yamlLine int) (string, bool), bad func(int, string)) []Choice {
+//
+// A nil render keeps the markdown only (renderChoices fills in the HTML
+// later); withCheck allows check: (a goal) on each choice.
+func parseChoices(node *yaml.Node, lineOffset int, who string, withCheck bool, render func(markdown string, yamlLine int) (string, bool), bad func(int, string)) []Choice {
 	const want = "a list of 2 to 6 choices, each with choice: and why:, one of them with correct: true"
-	if node.Kind != yaml.SequenceNode || len(node.Content) < minChoices || len(node.Content) > maxChoices {
+	if node.Kind != yaml.SequenceNode || len(node.Content) < minChoices || len(node.Content) > MaxChoices {
 		what := describeYAML(node)
 		if node.Kind == yaml.SequenceNode {
 			what = english(len(node.Content), "choice")
@@ -73,20 +84,38 @@ func parseChoices(node *yaml.Node, lineOffset int, who string, render func(markd
 				if c.Correct {
 					correct++
 				}
+			case "check":
+				value, msg := stringValue(f.Key, f.Value)
+				if msg == "" && !withCheck {
+					msg = "check: is for a playground's prediction, not a quiz"
+				}
+				if msg == "" {
+					goal, err := playground.ParseGoal(value)
+					if err != nil {
+						msg = "check: " + err.(*playground.InputError).Msg
+					}
+					c.Check = goal
+				}
+				if msg != "" {
+					bad(f.Line, where+": "+msg)
+				}
 			case "choice", "why":
 				value, msg := stringValue(f.Key, f.Value)
 				if msg != "" {
 					bad(f.Line, where+": "+msg)
 					continue
 				}
-				inline, ok := render(value, f.Value.Line)
-				if !ok {
-					bad(f.Line, fmt.Sprintf("%s: %s must be one paragraph of text", where, f.Key))
+				inline := ""
+				if render != nil {
+					var ok bool
+					if inline, ok = render(value, f.Value.Line); !ok {
+						bad(f.Line, fmt.Sprintf("%s: %s must be one paragraph of text", where, f.Key))
+					}
 				}
 				if f.Key == "choice" {
-					c.HTML = inline
+					c.Text, c.HTML = value, inline
 				} else {
-					c.WhyHTML = inline
+					c.Why, c.WhyHTML = value, inline
 				}
 			default:
 				bad(f.Line, where+": "+unknownWord("key", f.Key, choiceKeys))

@@ -62,7 +62,7 @@ func (l *loader) playgroundDirective(check func(*PlaygroundSpec) error) Directiv
 				return DirectiveOutput{}, err
 			}
 			spec.ID = fmt.Sprintf("pg-%d", src.Index)
-			if err := l.renderGoalTasks(spec, src); err != nil {
+			if err := l.renderBlockText(spec, src); err != nil {
 				return DirectiveOutput{}, err
 			}
 			if check != nil {

@@ -87,6 +87,8 @@ func FuzzPlaygroundSpec(f *testing.F) {
 	f.Add([]byte("scenario: lost-ack\nhandlers: [increment]\nscript: deliver msg-1\ncaption: C.\ngoals:\n  - id: a\n    task: T.\n    check: increment applies msg-1 twice\n    solution: deliver msg-1 lose-ack; redeliver msg-1\n    done: D.\n"))
 	f.Add([]byte("goals:\n  - id: A\n    check: x is\n  - 1\n  - {id: a}\n  - {id: a, hint: b}\n"))
 	f.Add([]byte("goals: []\n"))
+	f.Add([]byte("predict:\n  question: Q?\n  choices:\n    - {choice: A, correct: true, check: increment is ok, why: W}\n    - {choice: B, why: W, check: x}\n"))
+	f.Add([]byte("predict: {question: [1], choices: 3, x: 1}\n"))
 	const fenceLine = 10
 	f.Fuzz(func(t *testing.T, body []byte) {
 		spec, err := ParsePlaygroundSpec(body, "a.md", fenceLine)

@@ -121,7 +121,7 @@ func parseGoals(node *yaml.Node, fenceLine int, badYAML func(int, string)) []*Go
 // (it would tick before the learner did anything), and its solution meets
 // it. Problems are *FieldErrors on "goals".
 func checkGoals(spec *PlaygroundSpec, run func(script string) (*playground.Trace, error)) error {
-	if len(spec.Goals) == 0 {
+	if len(spec.Goals) == 0 && spec.Predict == nil {
 		return nil
 	}
 	sc, err := playground.LookupScenario(spec.Scenario)
@@ -132,7 +132,7 @@ func checkGoals(spec *PlaygroundSpec, run func(script string) (*playground.Trace
 	if err != nil {
 		return nil // the script check reports it
 	}
-	var problems []error
+	problems := []error{checkPredict(spec, sc, start)}
 	bad := func(g *GoalSpec, format string, args ...any) {
 		problems = append(problems, &FieldError{Field: "goals." + g.ID, Err: fmt.Errorf("goal %q: "+format, append([]any{g.ID}, args...)...)})
 	}
@@ -155,25 +155,34 @@ func checkGoals(spec *PlaygroundSpec, run func(script string) (*playground.Trace
 	return errors.Join(problems...)
 }
 
-// renderGoalTasks renders each goal's task and done line as one paragraph
-// of inline HTML each.
-func (l *loader) renderGoalTasks(spec *PlaygroundSpec, src *DirectiveSource) error {
+// renderBlockText renders the text of a block's goals (task, done) and
+// prediction (question, choices, whys) as one paragraph of inline HTML each.
+func (l *loader) renderBlockText(spec *PlaygroundSpec, src *DirectiveSource) error {
 	var problems []Problem
-	for _, g := range spec.Goals {
-		bodyLine := g.Line - src.Line
-		render := func(key, markdown string) string {
+	renderAt := func(who string, bodyLine int) func(key, markdown string) string {
+		return func(key, markdown string) string {
 			if markdown == "" {
 				return ""
 			}
-			html, linkProblems := l.renderInline("playground: goal "+g.ID, markdown, src, bodyLine)
+			html, linkProblems := l.renderInline("playground: "+who, markdown, src, bodyLine)
 			problems = append(problems, linkProblems...)
 			inline, ok := singleParagraph(html)
 			if !ok {
-				problems = append(problems, src.Problem(bodyLine, "playground: goal %s: %s must be one paragraph of text", g.ID, key))
+				problems = append(problems, src.Problem(bodyLine, "playground: %s: %s must be one paragraph of text", who, key))
 			}
 			return inline
 		}
+	}
+	for _, g := range spec.Goals {
+		render := renderAt("goal "+g.ID, g.Line-src.Line)
 		g.TaskHTML, g.DoneHTML = render("task", g.Task), render("done", g.Done)
+	}
+	if p := spec.Predict; p != nil {
+		render := renderAt("predict", spec.FieldLine("predict")-src.Line)
+		p.QuestionHTML = render("question", p.Question)
+		for i := range p.Choices {
+			p.Choices[i].HTML, p.Choices[i].WhyHTML = render("choice", p.Choices[i].Text), render("why", p.Choices[i].Why)
+		}
 	}
 	if len(problems) > 0 {
 		return &LoadError{Problems: problems}

@@ -102,6 +102,12 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"playground-nested", "01-a.md:11: a ```playground block must be at the top level of the lesson, not inside a list or quote"},
 		{"playground-unknown-key", "01-a.md:11: playground: unknown key \"handler\": did you mean \"handlers\"?"},
 		{"playground-wrong-types", "01-a.md:10: playground: scenario must be a string, not a list\n01-a.md:11: playground: handlers must be a list, not a string\n01-a.md:12: playground: script must be a string, not an integer\n01-a.md:13: playground: caption is empty"},
+		{"predict-problems", "01-a.md:14: predict: choice 1: it is marked wrong, but the engine shows \"increment acc-1 above expected\" holds at the end of the script\n" +
+			"01-a.md:14: predict: choice 2: it is marked correct, but the engine shows \"dedupe-tx acc-1 above expected\" does not hold at the end of the script\n" +
+			"01-a.md:14: predict: choice 3: clause 1 (\"mark-after is ok\"): handler \"mark-after\" is not in this playground (it has increment, dedupe-tx)\n" +
+			"01-a.md:35: playground: predict: question must be a string, not a list\n" +
+			"01-a.md:37: playground: predict: question: choices must be a list of 2 to 6 choices, each with choice: and why:, one of them with correct: true, not 1 choice\n" +
+			"01-a.md:38: playground: predict: unknown key \"hint\" (want question or choices)"},
 		{"repeated-field", "01-a.md:3: \"title\" is set twice (first on line 2)"},
 		{"unclosed-front-matter", "01-a.md:1: front matter is never closed: end it with a --- line"},
 		{"unknown-callout", "01-a.md:9: unknown callout [!CAUTION] (want [!NOTE], [!TIP] or [!WARNING])"},

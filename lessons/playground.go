@@ -13,7 +13,7 @@ import (
 var Verdicts = []string{"ok", "duplicate-effect", "lost-effect"}
 
 // playgroundKeys are the keys a ```playground block may hold.
-var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect", "goals"}
+var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect", "goals", "predict"}
 
 // ParsePlaygroundSpec parses and structurally validates the YAML body of a
 // ```playground block: every field has the right type, scenario, handlers,
@@ -67,6 +67,8 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 			}
 		case "expect":
 			expectNode = f.Value
+		case "predict":
+			spec.Predict = parsePredict(f.Value, fenceLine, badYAML)
 		case "goals":
 			spec.Goals = parseGoals(f.Value, fenceLine, badYAML)
 			for _, g := range spec.Goals {

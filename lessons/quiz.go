@@ -93,7 +93,7 @@ func (l *loader) parseQuiz(src *DirectiveSource) ([]QuizItem, error) {
 				}
 				item.Question = inline
 			case "choices":
-				item.Choices = parseChoices(f.Value, src.Line, who, render, bad)
+				item.Choices = parseChoices(f.Value, src.Line, who, false, render, bad)
 			case "a":
 				bad(f.Line, who+": a: is the old reveal-only answer; give choices: instead, each with choice:, why: and one correct: true")
 			default:

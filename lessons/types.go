@@ -74,6 +74,7 @@ type PlaygroundSpec struct {
 	Caption  string            `yaml:"caption"`
 	Expect   map[string]string `yaml:"expect"` // handler name → "ok", "duplicate-effect", "lost-effect"
 	Goals    []*GoalSpec       // optional tasks the engine checks (goal.go)
+	Predict  *PredictSpec      // optional question asked before the verdicts (predict.go)
 	File     string            // lesson file, for messages
 	Line     int               // 1-based line of the opening fence
 

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 
+	"idemlab/lessons"
 	"idemlab/playground"
 )
 
@@ -63,4 +64,59 @@ func goalsMet(goals []goalView) int {
 		}
 	}
 	return n
+}
+
+// predictView is a lesson block's "predict, then run" question at the
+// current state: asked (a GET form of radios, so it works without
+// JavaScript) until the learner answers, then the answer with its why.
+type predictView struct {
+	QuestionHTML string
+	Choices      []lessons.Choice
+	Asking       bool           // no answer yet: the form is shown
+	Hiding       bool           // asking at the block's own run: the verdicts wait
+	Action       string         // the form's action (site path, base included)
+	Fields       []hiddenField  // the state, carried through the form
+	Guess        int            // 1-based, when answered
+	Picked       lessons.Choice // the learner's choice, when answered
+	Answer       lessons.Choice // the correct one
+	Name         string         // the radio group's name
+}
+
+// checkGuess refuses a guess the place's question does not have: the
+// decoder knows only the bound shared by every block.
+func checkGuess(place pgPlace, state pgState) error {
+	if state.guess == 0 || place.kind == placePage || place.kind == placePageEmbed {
+		return nil
+	}
+	switch {
+	case place.spec == nil || place.spec.Predict == nil:
+		return &playground.InputError{Field: keyGuess, Msg: "this playground asks no question to answer"}
+	case state.guess > len(place.spec.Predict.Choices):
+		return &playground.InputError{Field: keyGuess, Msg: fmt.Sprintf("this question has %d answers; there is no answer %d", len(place.spec.Predict.Choices), state.guess)}
+	}
+	return nil
+}
+
+// newPredictView reads the block's prediction against the state's guess
+// (checkGuess has bounded it).
+func newPredictView(v *siteView, pv *playgroundView) *predictView {
+	if pv.spec == nil || pv.spec.Predict == nil || !pv.place.inLesson() {
+		return nil
+	}
+	p := pv.spec.Predict
+	view := &predictView{QuestionHTML: p.QuestionHTML, Choices: p.Choices, Name: pv.id + "-guess",
+		Action: v.path(pv.place.path), Fields: pv.place.formFields(pv.state, keyGuess)}
+	for _, c := range p.Choices {
+		if c.Correct {
+			view.Answer = c
+		}
+	}
+	switch g := pv.state.guess; {
+	case g == 0:
+		view.Asking = true
+		view.Hiding = pv.state.sameRun(pv.place.home)
+	case g <= len(p.Choices):
+		view.Guess, view.Picked = g, p.Choices[g-1]
+	}
+	return view
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,77 @@ func TestPlaygroundGoals_FollowTheCursor(t *testing.T) {
 		if !strings.Contains(doc.Find(`#pg-1 [data-announce]`).Text(), "Goals met: "+itoa(tc.want)+" of 2.") {
 			t.Errorf("at %q: the live region says %q", tc.at, doc.Find(`#pg-1 [data-announce]`).Text())
 		}
+	}
+}
+
+// Predict, then run: the block asks first (a GET form, so without
+// JavaScript too) and hides its verdicts; the answer reveals them with the
+// picked choice's why, and the right one's when the pick was wrong.
+func TestPlaygroundPredict_AsksFirstThenRevealsWithWhy(t *testing.T) {
+	s, err := NewServer(Config{Logger: slog.New(slog.DiscardHandler)}, builtinCourse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	const lesson = "/lessons/what-idempotent-means"
+	doc := document(t, do(t, h, "GET", lesson))
+	fig := doc.Find("#pg-1")
+	if !fig.HasClass("pg-predicting") {
+		t.Error("the verdicts do not wait for the answer")
+	}
+	form := fig.Find(testID("pg-predict-form"))
+	if form.Length() != 1 || form.AttrOr("method", "") != "get" {
+		t.Fatalf("no GET form to answer with")
+	}
+	if n := form.Find(`input[type="radio"][name="guess"]`).Length(); n != 4 {
+		t.Errorf("%d choices, want 4", n)
+	}
+	if !strings.Contains(fig.Find("[data-announce]").Text(), "Answer the question") {
+		t.Errorf("the live region gives the verdicts away: %q", fig.Find("[data-announce]").Text())
+	}
+	query := []string{}
+	form.Find(`input[type="hidden"]`).Each(func(_ int, in *goquerySelection) {
+		query = append(query, in.AttrOr("name", "")+"="+url.QueryEscape(in.AttrOr("value", "")))
+	})
+	answer := func(guess string) *http.Response {
+		return do(t, h, "GET", form.AttrOr("action", "")+"?"+strings.Join(append(query, "guess="+guess), "&"))
+	}
+	for _, tc := range []struct {
+		guess, correct string
+		wants          []string
+	}{
+		{"1", "true", []string{"Right.", "adds 50 on every run"}},
+		{"2", "false", []string{"Not quite.", "writes the balance the message carries", "The answer is", "adds 50 on every run"}},
+	} {
+		for range 2 { // answering twice changes nothing twice
+			resp := answer(tc.guess)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("guess %s: status %d", tc.guess, resp.StatusCode)
+			}
+			fig := document(t, resp).Find("#pg-1")
+			result := fig.Find(testID("pg-predict-result"))
+			if result.AttrOr("data-correct", "") != tc.correct {
+				t.Errorf("guess %s: graded %q, want %q", tc.guess, result.AttrOr("data-correct", ""), tc.correct)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(result.Text(), want) {
+					t.Errorf("guess %s: %q lacks %q", tc.guess, result.Text(), want)
+				}
+			}
+			if fig.HasClass("pg-predicting") || fig.Find(testID("pg-verdict")).Length() != 3 {
+				t.Errorf("guess %s: the verdicts are not revealed", tc.guess)
+			}
+			if href := fig.Find(testID("pg-permalink")).AttrOr("href", ""); !strings.Contains(href, "guess="+tc.guess) {
+				t.Errorf("guess %s: the permalink %q forgets the answer", tc.guess, href)
+			}
+		}
+	}
+	resp := answer("5")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("guess 5: status %d, want 400", resp.StatusCode)
+	}
+	problem := document(t, resp).Find(testID("pg-problem"))
+	if problem.AttrOr("data-field", "") != "guess" || !strings.Contains(problem.Text(), "there is no answer 5") {
+		t.Errorf("guess 5: problem %q on %q", problem.Text(), problem.AttrOr("data-field", ""))
 	}
 }

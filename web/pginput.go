@@ -17,7 +17,7 @@ import (
 
 // inputProblem is a learner's rejected input, shown in place.
 type inputProblem struct {
-	Field   string // script, handler, handlers, n, op, seed, at, to
+	Field   string // script, handler, handlers, n, op, seed, at, to, guess
 	Message string // the parser's message, e.g. "event 2: unknown event \"delivr\""
 	Line    int    // 1-based line of Text the message is about; 0 if none
 	Text    string // the rejected text, put back into its editor (script only)
@@ -36,6 +36,7 @@ var queryFieldsOf = map[string][]string{
 	keyAt:       {keyAt},
 	keyTo:       {keyTo},
 	keyShow:     {keyShow},
+	keyGuess:    {keyGuess},
 }
 
 // resolvePlayground reads a place's state from a query (the caller has

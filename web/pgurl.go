@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"idemlab/lessons"
 	"idemlab/playground"
 )
 
@@ -24,9 +25,10 @@ const (
 	keyScript   = "script"   // the script's canonical text
 	keyHandler  = "handler"  // a learner's handler source, run as learnerHandlerName
 	keySeed     = "seed"
-	keyAt       = "at"   // event cursor
-	keyTo       = "to"   // the worker the delivery controls name
-	keyShow     = "show" // the panels shown, when not the place's default (pgPanels)
+	keyAt       = "at"    // event cursor
+	keyTo       = "to"    // the worker the delivery controls name
+	keyShow     = "show"  // the panels shown, when not the place's default (pgPanels)
+	keyGuess    = "guess" // the learner's answer to a lesson block's prediction
 
 	// What forms send, folded into a state and redirected away.
 	keyChecked = "h"  // a checked handler box
@@ -62,6 +64,9 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	}
 	if s.panels != p.home.panels {
 		out = append(out, hiddenField{keyShow, s.panels.String()})
+	}
+	if s.guess > 0 && p.block != "" { // only a lesson block asks
+		out = append(out, hiddenField{keyGuess, strconv.Itoa(s.guess)})
 	}
 	return out
 }
@@ -213,6 +218,13 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 		s.panels = ps
 		// Spelled otherwise, or spelled though it is the default: one URL per state.
 		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.panels
+	}
+	if v := strings.TrimSpace(q.Get(keyGuess)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > lessons.MaxChoices {
+			return s, false, &playground.InputError{Field: "guess", Msg: fmt.Sprintf("%q is not a choice: pick one of the answers (1 to %d)", truncate(v, 40), lessons.MaxChoices)}
+		}
+		s.guess = n
 	}
 	if op := q.Get(keyOp); op != "" {
 		ev, err := eventFromForm(q)

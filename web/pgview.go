@@ -40,6 +40,7 @@ type playgroundView struct {
 	clock     int64
 	refusal   *refusalView  // the run was stopped at its budget (admitrun.go)
 	goals     []goalView    // the lesson block's goals at this state (pggoals.go)
+	predict   *predictView  // the lesson block's question, asked or answered (pggoals.go)
 	toggles   []panelToggle // the views bar: rows, chart, diagram, steps
 	sqlToggle panelToggle   // inside the step list
 	arrowRef  string        // the diagram's arrowhead marker, url(#…)
@@ -181,8 +182,11 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	for _, h := range pv.handlers {
 		parts = append(parts, h.Name+": "+h.Label+", "+h.Sentence)
 	}
-	pv.goals = newGoalViews(v, pv)
+	pv.goals, pv.predict = newGoalViews(v, pv), newPredictView(v, pv)
 	pv.announce = strings.Join(parts, ". ") + "." + goalsAnnouncement(pv.goals)
+	if pv.predict != nil && pv.predict.Hiding {
+		pv.announce = "Answer the question above the controls to see the verdicts." + goalsAnnouncement(pv.goals)
+	}
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
 	pv.controls = newControls(v, pv)
 	for _, pn := range panelNames {
