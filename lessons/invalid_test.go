@@ -84,7 +84,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 			"01-a.md:23: quiz: question 7: 2 choices are marked correct: true; want exactly one\n" +
 			"01-a.md:24: quiz: question 7, choice 2: missing \"why\"\n" +
 			"01-a.md:25: quiz: question 7, choice 3: correct must be true or false, not a string\n" +
-			"01-a.md:25: quiz: question 7, choice 3: unknown key \"hint\" (want choice, why or correct)\n" +
+			"01-a.md:25: quiz: question 7, choice 3: unknown key \"hint\" (want choice, why, correct or check)\n" +
 			"01-a.md:29: quiz: want a YAML list of questions, each with q: (the question) and choices: (the answers to pick from), not a mapping\n" +
 			"01-a.md:34: quiz: invalid YAML: did not find expected ',' or ']'\n" +
 			"01-a.md:37: quiz: link to \"09-nope.md\": there is no lesson \"nope\""},
