@@ -205,7 +205,7 @@ func parseHandler(name, source string) (*Handler, int, error) {
 				}
 				last.Guard = word
 			default:
-				return nil, lineNo, fmt.Errorf("unknown directive @%s; directives are @description, @idempotent, @why, @filter, @on, @stop-if-no-rows, @stop-if-found", clip(word))
+				return nil, lineNo, fmt.Errorf("unknown directive @%s; directives are %s", clip(word), directiveNames())
 			}
 			continue
 		}

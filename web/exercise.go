@@ -168,7 +168,17 @@ func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) erro
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
-	return c.writeExercisePage(w, r, v, l, &exerciseView{spec: spec, handler: spec.Start}, http.StatusOK)
+	ev := &exerciseView{spec: spec, handler: spec.Start}
+	// A replay in the playground links back with the learner's handler
+	// (handler=…), which the editor takes up again.
+	if h := r.URL.Query().Get("handler"); strings.TrimSpace(h) != "" {
+		if len(h) > exerciseHandlerLimit {
+			ev.outcome = &exerciseOutcome{notice: fmt.Sprintf("The handler in the link is %d bytes; the limit is %d, so the editor starts over.", len(h), exerciseHandlerLimit)}
+			return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
+		}
+		ev.handler = h
+	}
+	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 
 // serveCheckForm is the form without JavaScript: the exercise page again,
@@ -250,7 +260,7 @@ type ReportedCounterexample struct {
 func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 	r := CheckReport{CheckResult: res}
 	if ce := res.Counterexample; ce != nil {
-		_, query, _ := strings.Cut(counterexampleHref(ce, source), "?")
+		_, query, _ := strings.Cut(counterexampleHref(ce, source, res.Exercise), "?")
 		r.Counterexample = &ReportedCounterexample{Counterexample: ce, Query: query}
 	}
 	return r
@@ -294,7 +304,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	}
 	resp := checkResponse{CheckReport: NewCheckReport(res, in.handler), HTML: frag.String()}
 	if ce := res.Counterexample; ce != nil {
-		resp.Playground = v.path(counterexampleHref(ce, in.handler))
+		resp.Playground = v.path(counterexampleHref(ce, in.handler, spec.ID))
 	}
 	setServerTiming(w, took)
 	return writeJSON(w, r, http.StatusOK, noStore, resp)

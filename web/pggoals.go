@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"net/url"
 
 	"idemlab/lessons"
 	"idemlab/playground"
@@ -82,9 +83,15 @@ type predictView struct {
 	Name         string         // the radio group's name
 }
 
-// checkGuess refuses a guess the place's question does not have: the
-// decoder knows only the bound shared by every block.
-func checkGuess(place pgPlace, state pgState) error {
+// checkPlaceParams refuses what the decoder cannot judge alone: an
+// exercise= the course does not have, a guess the place's question does
+// not have (the decoder knows only the bound shared by every block).
+func checkPlaceParams(v *siteView, place pgPlace, state pgState) error {
+	if state.exercise != "" {
+		if _, spec := findExercise(v.course, state.exercise); spec == nil {
+			return &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", truncate(state.exercise, 40))}
+		}
+	}
 	if state.guess == 0 || place.kind == placePage || place.kind == placePageEmbed {
 		return nil
 	}
@@ -119,4 +126,27 @@ func newPredictView(v *siteView, pv *playgroundView) *predictView {
 		view.Guess, view.Picked = g, p.Choices[g-1]
 	}
 	return view
+}
+
+// exerciseBack is the way from a replayed counterexample back to its
+// exercise, with the learner's handler in the editor again; nil when the
+// playground was not opened from an exercise.
+type exerciseBack struct {
+	Title string
+	Href  string
+}
+
+func newExerciseBack(v *siteView, pv *playgroundView) *exerciseBack {
+	if pv.state.exercise == "" {
+		return nil
+	}
+	_, spec := findExercise(v.course, pv.state.exercise)
+	if spec == nil {
+		return nil // checkPlaceParams refused it already
+	}
+	href := exercisePath(spec.ID)
+	if pv.state.custom != "" {
+		href += "?handler=" + url.QueryEscape(pv.state.custom)
+	}
+	return &exerciseBack{Title: exerciseTitle(spec), Href: v.path(href + "#" + exerciseDOMID(spec.ID))}
 }

@@ -25,7 +25,7 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
 	req, err := state.request(sc)
 	if err == nil {
-		err = checkGuess(place, state)
+		err = checkPlaceParams(v, place, state)
 	}
 	if err != nil {
 		return nil, err

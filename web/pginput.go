@@ -37,6 +37,7 @@ var queryFieldsOf = map[string][]string{
 	keyTo:       {keyTo},
 	keyShow:     {keyShow},
 	keyGuess:    {keyGuess},
+	keyExercise: {keyExercise},
 }
 
 // resolvePlayground reads a place's state from a query (the caller has

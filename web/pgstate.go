@@ -23,7 +23,8 @@ type pgState struct {
 	at       int    // event cursor: show the state after this many events; -1 = after the last
 	to       string // the worker the delivery controls name; "" = the broker's choice
 	panels   pgPanels
-	guess    int // the learner's answer to the block's prediction (1-based); 0: not asked yet
+	guess    int    // the learner's answer to the block's prediction (1-based); 0: not asked yet
+	exercise string // the exercise a replay came from (exercise=…), for the way back
 }
 
 // pgPanels are the parts of a playground drawn only when asked for
@@ -131,7 +132,7 @@ func pagePlace(sc *playground.Scenario, embed bool) pgPlace {
 }
 
 func (s pgState) equal(o pgState) bool {
-	return s.sameRun(o) && s.at == o.at && s.to == o.to && s.panels == o.panels && s.guess == o.guess
+	return s.sameRun(o) && s.at == o.at && s.to == o.to && s.panels == o.panels && s.guess == o.guess && s.exercise == o.exercise
 }
 
 // sameRun reports that two states run the same thing (they may differ in

@@ -25,10 +25,11 @@ const (
 	keyScript   = "script"   // the script's canonical text
 	keyHandler  = "handler"  // a learner's handler source, run as learnerHandlerName
 	keySeed     = "seed"
-	keyAt       = "at"    // event cursor
-	keyTo       = "to"    // the worker the delivery controls name
-	keyShow     = "show"  // the panels shown, when not the place's default (pgPanels)
-	keyGuess    = "guess" // the learner's answer to a lesson block's prediction
+	keyAt       = "at"       // event cursor
+	keyTo       = "to"       // the worker the delivery controls name
+	keyShow     = "show"     // the panels shown, when not the place's default (pgPanels)
+	keyGuess    = "guess"    // the learner's answer to a lesson block's prediction
+	keyExercise = "exercise" // the exercise a replay came from: the way back
 
 	// What forms send, folded into a state and redirected away.
 	keyChecked = "h"  // a checked handler box
@@ -52,6 +53,9 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	out = append(out, hiddenField{keyHandlers, strings.Join(s.handlers, ",")}, hiddenField{keyScript, s.scriptText()})
 	if s.custom != "" {
 		out = append(out, hiddenField{keyHandler, s.custom})
+	}
+	if s.exercise != "" && p.block == "" {
+		out = append(out, hiddenField{keyExercise, s.exercise})
 	}
 	if s.seed != 0 {
 		out = append(out, hiddenField{keySeed, strconv.FormatInt(s.seed, 10)})
@@ -219,6 +223,12 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 		// Spelled otherwise, or spelled though it is the default: one URL per state.
 		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.panels
 	}
+	if v := strings.TrimSpace(q.Get(keyExercise)); v != "" {
+		if len(v) > 64 { // the page checks that the course has it (checkPlaceParams)
+			return s, false, &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("%q is not an exercise id", truncate(v, 40))}
+		}
+		s.exercise = v
+	}
 	if v := strings.TrimSpace(q.Get(keyGuess)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > lessons.MaxChoices {
@@ -302,9 +312,9 @@ func requestFromQuery(q url.Values) (playground.Request, error) {
 
 // counterexampleHref opens a counterexample in the full-size playground:
 // its scenario and schedule, with the learner's handler beside the
-// scenario's built-ins.
-func counterexampleHref(ce *playground.Counterexample, source string) string {
-	s := pgState{scenario: ce.Scenario, events: ce.Schedule, at: -1}
+// scenario's built-ins, and a way back to the exercise (if named).
+func counterexampleHref(ce *playground.Counterexample, source, exercise string) string {
+	s := pgState{scenario: ce.Scenario, events: ce.Schedule, at: -1, exercise: exercise}
 	if strings.TrimSpace(source) != "" {
 		s.custom = source // as written: the page trims it when it reads it
 	}
@@ -320,7 +330,7 @@ func counterexampleHref(ce *playground.Counterexample, source string) string {
 // PlaygroundLink is the site path that replays a checker's counterexample
 // in the playground with the learner's handler source, for the CLI.
 func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string {
-	return counterexampleHref(ce, handlerSource)
+	return counterexampleHref(ce, handlerSource, "")
 }
 
 // sharedPlaygroundQuery reads a playground state a page sent from

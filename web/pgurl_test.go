@@ -70,7 +70,7 @@ func TestPlaygroundURL_Encoder(t *testing.T) {
 		t.Errorf("a lesson block's state with the diagram open: %s", got)
 	}
 	ce := &playground.Counterexample{Scenario: "lost-ack", Script: "deliver msg-1 lose-ack; redeliver msg-1", Schedule: eventsOf("deliver msg-1 lose-ack; redeliver msg-1")}
-	u, err := url.Parse(counterexampleHref(ce, "SELECT 1;\n"))
+	u, err := url.Parse(counterexampleHref(ce, "SELECT 1;\n", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

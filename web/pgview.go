@@ -44,6 +44,7 @@ type playgroundView struct {
 	toggles   []panelToggle // the views bar: rows, chart, diagram, steps
 	sqlToggle panelToggle   // inside the step list
 	arrowRef  string        // the diagram's arrowhead marker, url(#…)
+	back      *exerciseBack // the exercise a replay came from (pggoals.go)
 }
 
 // panelToggle opens or closes a panel: a link to this state with the
@@ -182,7 +183,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 	for _, h := range pv.handlers {
 		parts = append(parts, h.Name+": "+h.Label+", "+h.Sentence)
 	}
-	pv.goals, pv.predict = newGoalViews(v, pv), newPredictView(v, pv)
+	pv.goals, pv.predict, pv.back = newGoalViews(v, pv), newPredictView(v, pv), newExerciseBack(v, pv)
 	pv.announce = strings.Join(parts, ". ") + "." + goalsAnnouncement(pv.goals)
 	if pv.predict != nil && pv.predict.Hiding {
 		pv.announce = "Answer the question above the controls to see the verdicts." + goalsAnnouncement(pv.goals)
