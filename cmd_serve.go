@@ -47,11 +47,12 @@ type serveConfig struct {
 // what platforms that set PORT expect), then 127.0.0.1:8080.
 func parseServeConfig(args []string, getenv func(string) string, stdout io.Writer) (serveConfig, error) {
 	var cfg serveConfig
-	var frameAncestors string
+	var frameAncestors, basePath string
 	fs := newFlagSet("serve")
 	fs.StringVar(&cfg.Addr, "addr", "", "listen address HOST:PORT (env IDEMLAB_ADDR, else PORT as :PORT; default "+defaultAddr+")")
 	fs.StringVar(&cfg.LessonsDir, "lessons", getenv("IDEMLAB_LESSONS"), "serve the lessons of this folder, re-rendered on change (env IDEMLAB_LESSONS; default: the built-in course)")
 	fs.StringVar(&cfg.PublicURL, "public-url", getenv("IDEMLAB_PUBLIC_URL"), "absolute URL the site is reached at, for links behind a proxy (env IDEMLAB_PUBLIC_URL)")
+	fs.StringVar(&basePath, "base-path", getenv("IDEMLAB_BASE_PATH"), "path prefix the site lives under behind a reverse proxy, such as /learn: every link, asset and API call carries it (env IDEMLAB_BASE_PATH)")
 	fs.StringVar(&frameAncestors, "frame-ancestors", envOr(getenv, "IDEMLAB_FRAME_ANCESTORS", "'self'"), "origins allowed to embed pages, space or comma separated (env IDEMLAB_FRAME_ANCESTORS)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr(getenv, "IDEMLAB_LOG_FORMAT", "text"), "log format: text or json (env IDEMLAB_LOG_FORMAT)")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", getenv("IDEMLAB_TRUST_PROXY") == "1", "behind a reverse proxy: a client is the last X-Forwarded-For address, for its share of runs (env IDEMLAB_TRUST_PROXY=1)")
@@ -90,6 +91,12 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	if err := web.CheckPublicURL(cfg.PublicURL); err != nil {
 		return cfg, usagef("serve: -public-url: %v", err)
 	}
+	// The base path is the public URL's path: one mechanism, one rule.
+	joined, err := web.JoinBasePath(cfg.PublicURL, basePath)
+	if err != nil {
+		return cfg, usagef("serve: -base-path: %v", err)
+	}
+	cfg.PublicURL = joined
 	origins, err := web.ParseFrameAncestors(frameAncestors)
 	if err != nil {
 		return cfg, usagef("serve: -frame-ancestors: %v", err)
@@ -240,15 +247,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // set, else the bound address, with an unspecified host (":8080",
 // "0.0.0.0:8080") shown as localhost.
 func browseURL(publicURL string, addr net.Addr) string {
-	if publicURL != "" {
+	if strings.HasPrefix(publicURL, "http") {
 		return strings.TrimRight(publicURL, "/") + "/"
 	}
+	base := strings.TrimRight(publicURL, "/") // a base path alone: the server answers under it too
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return "http://" + addr.String() + "/"
+		return "http://" + addr.String() + base + "/"
 	}
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		host = "localhost"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/"
+	return "http://" + net.JoinHostPort(host, port) + base + "/"
 }

@@ -366,6 +366,9 @@ func TestRun_UsageErrors(t *testing.T) {
 		{"BadLogFormat", []string{"-log-format", "xml"}, nil, `-log-format "xml"`},
 		{"BadAddr", []string{"-addr", "8080"}, nil, `-addr "8080"`},
 		{"BadPublicURL", []string{"-public-url", "example.com"}, nil, "-public-url"},
+		{"BadBasePath", []string{"-base-path", "learn"}, nil, "-base-path: base path \"learn\" must start with /"},
+		{"BasePathWithDots", nil, map[string]string{"IDEMLAB_BASE_PATH": "/a/../learn"}, "-base-path"},
+		{"BasePathDisagrees", []string{"-base-path", "/learn", "-public-url", "https://x.example/docs"}, nil, "disagree"},
 		{"BadFrameAncestors", []string{"-frame-ancestors", "https://ok.example; script-src *"}, nil, "-frame-ancestors"},
 		{"BadPort", nil, map[string]string{"PORT": "http"}, `PORT="http"`},
 		{"BadHealthURL", []string{"health", "-url", "::"}, nil, "health: -url"},
@@ -521,6 +524,30 @@ func TestParseServeConfig_EnvFallbacks(t *testing.T) {
 	}
 	if cfg.LogFormat != "text" || strings.Join(cfg.FrameAncestors, " ") != "'none'" {
 		t.Errorf("flags did not win over env: %+v", cfg)
+	}
+}
+
+// -base-path (or IDEMLAB_BASE_PATH) reaches the server as the public URL's
+// path: alone, or agreeing with -public-url.
+func TestParseServeConfig_BasePathIsThePublicURLsPath(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"-base-path", "/learn"}, nil, "/learn"},
+		{[]string{"-base-path", "/learn/"}, nil, "/learn"},
+		{nil, map[string]string{"IDEMLAB_BASE_PATH": "/learn"}, "/learn"},
+		{[]string{"-base-path", "/learn", "-public-url", "https://x.example/learn"}, nil, "https://x.example/learn"},
+		{[]string{"-public-url", "https://x.example/learn"}, nil, "https://x.example/learn"},
+	} {
+		cfg, err := parseServeConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+		if err != nil {
+			t.Fatalf("%v %v: %v", tc.args, tc.env, err)
+		}
+		if cfg.PublicURL != tc.want {
+			t.Errorf("%v %v: PublicURL %q, want %q", tc.args, tc.env, cfg.PublicURL, tc.want)
+		}
 	}
 }
 

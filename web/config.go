@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -15,8 +16,11 @@ import (
 type Config struct {
 	// PublicURL is the site's address as visitors see it, e.g.
 	// "https://learn.example.org" or "https://example.org/idemlab" behind a
-	// proxy that strips the path. When set, pages carry absolute canonical
-	// links and every link is prefixed with its path. Empty: relative links.
+	// proxy, or only its path ("/learn", see JoinBasePath) when the host is
+	// not known. When it has a host, pages carry absolute canonical links;
+	// when it has a path, every link, asset, form and fetch is prefixed with
+	// it, and requests are served with or without it (a proxy may strip it
+	// or pass it on). Empty: the site lives at the root.
 	PublicURL string
 	// FrameAncestors are the CSP sources allowed to embed /embed/ pages in an
 	// iframe, e.g. "'self'", "https://docs.example.org". Empty means 'self'.
@@ -95,8 +99,39 @@ func CheckPublicURL(raw string) error {
 // address, or a bracketed IPv6 address, with an optional port.
 var hostPattern = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
 
+// JoinBasePath folds a base path (-base-path, IDEMLAB_BASE_PATH: the
+// prefix the site lives under behind a reverse proxy, such as /learn) into
+// a public URL, so that both reach the server as the one PublicURL: the
+// path alone when there is no public URL, the public URL itself when its
+// path is the same prefix. A base path that disagrees with the public
+// URL's path is an error.
+func JoinBasePath(publicURL, basePath string) (string, error) {
+	if basePath == "" {
+		return publicURL, nil
+	}
+	if !strings.HasPrefix(basePath, "/") {
+		return "", fmt.Errorf("base path %q must start with /, such as /learn", basePath)
+	}
+	_, base, err := parsePublicURL(basePath)
+	if err != nil {
+		return "", err
+	}
+	if publicURL == "" {
+		return base, nil
+	}
+	_, publicBase, err := parsePublicURL(publicURL)
+	if err != nil {
+		return "", err
+	}
+	if publicBase != base {
+		return "", fmt.Errorf("base path %q and public URL %q disagree: give the public URL's path as the base path, or only one of them", basePath, publicURL)
+	}
+	return publicURL, nil
+}
+
 // parsePublicURL is the one rule for a public URL: it splits one into its
-// origin and path prefix. Empty is allowed: relative links.
+// origin and path prefix. Empty is allowed: relative links at the root; so
+// is a path alone ("/learn"): a prefix with no known origin.
 func parsePublicURL(raw string) (origin, base string, err error) {
 	if raw == "" {
 		return "", "", nil
@@ -104,6 +139,14 @@ func parsePublicURL(raw string) (origin, base string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", "", fmt.Errorf("%q: %w", raw, errors.Unwrap(err))
+	}
+	if strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//") {
+		p := u.EscapedPath()
+		if u.RawQuery != "" || u.Fragment != "" || strings.Contains(raw, "?") || strings.Contains(raw, "#") ||
+			path.Clean(p) != strings.TrimRight(p, "/") && p != "/" || strings.ContainsAny(p, " \\") {
+			return "", "", fmt.Errorf("%q must be a plain path such as /learn: no query, fragment, spaces, // or ..", raw)
+		}
+		return "", strings.TrimRight(p, "/"), nil
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return "", "", fmt.Errorf("%q must start with http:// or https://, such as https://learn.example.com", raw)

@@ -542,7 +542,7 @@ func lessonArticle(v *siteView, l *lessons.Lesson, pos lessonPosition, embed boo
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templ.Raw(block.HTML).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = templ.Raw(v.siteHTML(block.HTML)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

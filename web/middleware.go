@@ -131,3 +131,27 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// withBasePath serves the site's routes under its base path too: a reverse
+// proxy may strip the prefix (/learn/lessons/x arrives as /lessons/x) or
+// pass it on, and both reach the same route. Links always carry the prefix
+// (siteView.path), so a learner never sees the difference.
+func (s *Server) withBasePath(next http.Handler) http.Handler {
+	if s.base == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.Path, s.base)
+		if !ok || rest != "" && rest[0] != '/' {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if rest == "" {
+			rest = "/"
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = rest
+		r2.URL.RawPath = ""
+		next.ServeHTTP(w, r2)
+	})
+}

@@ -30,7 +30,7 @@ func newGoalViews(v *siteView, pv *playgroundView) []goalView {
 	}
 	var out []goalView
 	for i, g := range pv.spec.Goals {
-		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: g.TaskHTML, DoneHTML: g.DoneHTML,
+		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.siteHTML(g.TaskHTML), DoneHTML: v.siteHTML(g.DoneHTML),
 			Check: g.Check.String(), Met: g.Check.Met(pv.trace, pv.scenario, pv.at)}
 		if script, err := playground.ParseScript(g.Solution); err == nil { // lint ran it
 			solved := pv.place.home
@@ -111,9 +111,11 @@ func newPredictView(v *siteView, pv *playgroundView) *predictView {
 		return nil
 	}
 	p := pv.spec.Predict
-	view := &predictView{QuestionHTML: p.QuestionHTML, Choices: p.Choices, Name: pv.id + "-guess",
+	view := &predictView{QuestionHTML: v.siteHTML(p.QuestionHTML), Name: pv.id + "-guess",
 		Action: v.path(pv.place.path), Fields: pv.place.formFields(pv.state, keyGuess)}
 	for _, c := range p.Choices {
+		c.HTML, c.WhyHTML = v.siteHTML(c.HTML), v.siteHTML(c.WhyHTML)
+		view.Choices = append(view.Choices, c)
 		if c.Correct {
 			view.Answer = c
 		}
@@ -123,7 +125,7 @@ func newPredictView(v *siteView, pv *playgroundView) *predictView {
 		view.Asking = true
 		view.Hiding = pv.state.sameRun(pv.place.home)
 	case g <= len(p.Choices):
-		view.Guess, view.Picked = g, p.Choices[g-1]
+		view.Guess, view.Picked = g, view.Choices[g-1]
 	}
 	return view
 }

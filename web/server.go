@@ -165,6 +165,7 @@ func (s *Server) buildHandler() http.Handler {
 			message: "This request came from another site, so it was refused. Nothing was changed."})
 	}))
 	var h http.Handler = s.withFriendlyFallbacks(mux)
+	h = s.withBasePath(h)
 	h = protection.Handler(h)
 	h = s.withSecurityHeaders(h)
 	h = s.withRecovery(h)

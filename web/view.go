@@ -161,3 +161,27 @@ func courseMinutes(course *lessons.Course) int {
 	}
 	return total
 }
+
+// siteHTML prefixes the site paths in rendered lesson HTML (href="/…",
+// written by lessons, which knows no base) with the base, so that links
+// inside lessons, quizzes and goals honour a base path like every other
+// link. Protocol-relative and other URLs are left alone.
+func (v *siteView) siteHTML(html string) string {
+	if v.base == "" {
+		return html
+	}
+	const attr = `href="/`
+	var b strings.Builder
+	for {
+		i := strings.Index(html, attr)
+		if i < 0 {
+			b.WriteString(html)
+			return b.String()
+		}
+		b.WriteString(html[:i+len(attr)-1])
+		if !strings.HasPrefix(html[i+len(attr):], "/") {
+			b.WriteString(v.base)
+		}
+		html = html[i+len(attr)-1:]
+	}
+}
