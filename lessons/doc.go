@@ -68,6 +68,13 @@
 //     Options.CheckPlayground says otherwise): unknown names, a script the
 //     engine refuses, and an expect verdict the engine does not show are all
 //     problems, so a lesson cannot claim what the playground will not show.
+//     A block may state goals (GoalSpec: id, task, check in the engine's
+//     goal language, see playground.Goal, solution, done): the engine check
+//     runs each solution and requires it to meet its goal, and the block's
+//     own script not to, so every goal is reachable and none is met before
+//     the learner acts. A block may also ask first (PredictSpec: question
+//     and graded choices, each choice's optional check run the same way:
+//     the correct one must hold at the end of the script, the others not).
 //
 //   - ```exercise holds a YAML mapping decoded into playground.Exercise
 //     (see ParseExerciseSpec): id (unique across the course; a-z, 0-9 and
@@ -86,10 +93,11 @@
 //     checker proves that the solution holds in every schedule within the
 //     bounds and that the starting script does not.
 //
-//   - ```quiz holds a YAML list of questions, each {q: …, a: …}, rendered in
-//     place as a "check yourself" list whose answers hide behind a
-//     disclosure. q and a are markdown (raw HTML off); q must be one
-//     paragraph.
+//   - ```quiz holds a YAML list of questions, each {q: …, choices: […]}
+//     (see Choice: 2 to 6 choices, each with choice and why, exactly one
+//     with correct: true), rendered in place as a "check yourself" list of
+//     radio groups: picking a choice shows why it is right or wrong. q,
+//     choice and why are one paragraph of markdown each (raw HTML off).
 //
 // Other fenced block kinds are added through Options.Directives, registered
 // beside the three built-in ones in one table (directiveTable). The site
@@ -110,8 +118,10 @@
 // <a class="heading-anchor" href="#id">#</a>; table cells align with the
 // align attribute, never a style attribute, so a strict CSP holds; a quiz is
 // <ol class="quiz" aria-label="Check yourself"> whose items are
-// <li><details><summary>question</summary><div class="quiz-answer">answer
-// paragraphs</div></details></li>.
+// <li class="quiz-question"><fieldset class="choices"><legend
+// class="choices-question">question</legend> then per choice <div
+// class="choice" data-correct="true|false"><input type="radio"><label>
+// <p class="choice-why"> — shown by CSS when its radio is :checked.
 package lessons
 
 import (
