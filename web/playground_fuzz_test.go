@@ -22,6 +22,10 @@ func FuzzPlaygroundQuery(f *testing.F) {
 		"scenario=lost-ack&at=-1&seed=9",
 		"pg=pg-1&show=steps,diagram,sql",
 		"scenario=lost-ack&show=&show=chart",
+		"pg=pg-1&guess=2",
+		"pg=pg-1&guess=9&script=deliver+msg-1",
+		"scenario=lost-ack&exercise=dedupe-credit&handler=SELECT+1%3B",
+		"scenario=lost-ack&exercise=nope&guess=x",
 	} {
 		f.Add("/playground", seed)
 		f.Add("/lessons/why-twice", seed)
