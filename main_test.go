@@ -575,6 +575,7 @@ func TestBrowseURL_ShowsWhereToGo(t *testing.T) {
 		{"", "0.0.0.0:8080", "http://localhost:8080/"},
 		{"", "[::]:8080", "http://localhost:8080/"},
 		{"https://learn.example.com", "0.0.0.0:8080", "https://learn.example.com/"},
+		{"/learn", "0.0.0.0:8080", "http://localhost:8080/learn/"},
 	}
 	for _, tt := range tests {
 		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
