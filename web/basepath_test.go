@@ -99,3 +99,30 @@ func TestSiteHTML_PrefixesSitePathsOnly(t *testing.T) {
 		t.Errorf("at the root siteHTML changed %s", got)
 	}
 }
+
+// JoinBasePath is the one rule for a base path: it becomes the public
+// URL's path, and must agree with a public URL given beside it.
+func TestJoinBasePath_IsThePublicURLsPath(t *testing.T) {
+	for _, tc := range []struct {
+		public, base, want, err string
+	}{
+		{"", "", "", ""},
+		{"", "/learn", "/learn", ""},
+		{"", "/learn/", "/learn", ""},
+		{"https://x.example/learn", "/learn", "https://x.example/learn", ""},
+		{"https://x.example", "", "https://x.example", ""},
+		{"", "learn", "", "must start with /"},
+		{"", "/a/../learn", "", "plain path"},
+		{"", "/learn?x=1", "", "plain path"},
+		{"", "//evil.example", "", "must start with http"},
+		{"https://x.example/docs", "/learn", "", "disagree"},
+	} {
+		got, err := JoinBasePath(tc.public, tc.base)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("JoinBasePath(%q, %q) = %q, %v; want an error with %q", tc.public, tc.base, got, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("JoinBasePath(%q, %q) = %q, %v; want %q", tc.public, tc.base, got, err, tc.want)
+		}
+	}
+}
