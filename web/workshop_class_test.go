@@ -36,7 +36,7 @@ func TestWorkshop_ShowItToTheClassOpensTheCounterexample(t *testing.T) {
 		t.Fatal("the exercise's start passes")
 	}
 	// What the learner's page links to, as workshop.js sends it.
-	href := counterexampleHref(ce, spec.Start)
+	href := counterexampleHref(ce, spec.Start, spec.ID)
 	query := href[strings.Index(href, "?")+1:]
 	failed := func(playground string) string {
 		b, _ := json.Marshal(map[string]any{"kind": "exercise_checked", "exercise": spec.ID, "passed": false, "counterexample": ce.Script, "playground": playground})
