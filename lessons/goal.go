@@ -174,6 +174,10 @@ func (l *loader) renderBlockText(spec *PlaygroundSpec, src *DirectiveSource) err
 		}
 	}
 	for _, g := range spec.Goals {
+		if first, dup := l.goalIDs[src.File+"/"+g.ID]; dup && first != g.Line {
+			problems = append(problems, src.Problem(g.Line-src.Line, "playground: goal id %q is already used on line %d: goal ids are unique within a lesson", g.ID, first))
+		}
+		l.goalIDs[src.File+"/"+g.ID] = g.Line
 		render := renderAt("goal "+g.ID, g.Line-src.Line)
 		g.TaskHTML, g.DoneHTML = render("task", g.Task), render("done", g.Done)
 	}

@@ -65,7 +65,8 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 			"01-a.md:37: playground: goal 1: check: clause 1 (\"increment is great\"): \"great\" is not a verdict (want ok, duplicate-effect, lost-effect, unexpected-effect, pending, dead-lettered)\n" +
 			"01-a.md:43: playground: goal 2: unknown key \"hint\" (want id, task, check, solution or done)\n" +
 			"01-a.md:44: playground: goal 3: want a mapping of id, task, check and solution, not a string\n" +
-			"01-a.md:53: playground: goal two-paragraphs: task must be one paragraph of text"},
+			"01-a.md:53: playground: goal two-paragraphs: task must be one paragraph of text\n" +
+			"01-a.md:68: playground: goal id \"met-already\" is already used on line 15: goal ids are unique within a lesson"},
 		{"include-problems", "01-a.md:9: include=examples/missing/main.go: cannot read the file: no such file or directory\n" +
 			"01-a.md:12: include=code/a.go lines=3-9: the file has only 3 lines\n" +
 			"01-a.md:15: lines=2-1: want A-B, A- or A, with 1 ≤ A ≤ B\n" +

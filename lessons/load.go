@@ -76,6 +76,7 @@ type loader struct {
 
 	anchors     map[string]map[string]bool // slug → heading ids of that lesson
 	exerciseIDs map[string]string          // exercise id → "file:line" of its block
+	goalIDs     map[string]int             // "file/goal id" → line of the goal, unique within a lesson
 	fragments   []fragmentLink             // links to lesson#fragment, checked once all lessons are read
 }
 
@@ -111,7 +112,7 @@ func (l *loader) directiveKinds() []string {
 // returned only when there are none. A misconfigured Options (a directive
 // without Parse, a kind defined twice) is a plain error.
 func Load(fsys fs.FS, opts Options) (*Course, error) {
-	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), slugs: map[string]string{}, anchors: map[string]map[string]bool{}, exerciseIDs: map[string]string{}}
+	l := &loader{fsys: fsys, opts: opts, md: newMarkdown(), slugs: map[string]string{}, anchors: map[string]map[string]bool{}, exerciseIDs: map[string]string{}, goalIDs: map[string]int{}}
 	var err error
 	if l.directives, err = l.directiveTable(); err != nil {
 		return nil, err
