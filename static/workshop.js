@@ -473,9 +473,13 @@
     reportGoals(room, m ? decodeURIComponent(m[1]) : "");
     reportChaosAfterLoad();
     if (m) {
-      Array.prototype.forEach.call(document.querySelectorAll("ol.quiz > li > details"), function (d, i) {
-        d.addEventListener("toggle", function () {
-          if (d.open) {
+      // A quiz question is answered when the learner picks a choice (its
+      // radio group); it is sent once per question and page.
+      Array.prototype.forEach.call(document.querySelectorAll("ol.quiz > li"), function (q, i) {
+        var answered = false;
+        q.addEventListener("change", function () {
+          if (!answered) {
+            answered = true;
             enqueue({ kind: "quiz_answered", lesson: decodeURIComponent(m[1]), quiz: "q" + (i + 1) });
           }
         });

@@ -164,7 +164,8 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	closeProjector()
 	// Lessons opened, quizzes answered and goals met reach the server;
 	// a page marks a met goal with data-goal-met or the idemlab:goal event.
-	eval[bool](t, bob, `document.querySelector("ol.quiz > li > details").open = true, true`)
+	click(t, bob, `ol.quiz > li [data-correct="false"] label`)
+	click(t, bob, `ol.quiz > li [data-correct="true"] label`) // a second pick: still one answer
 	eval[bool](t, bob, `document.querySelector('`+sel+` [data-testid="exercise-hint"]').open = true, true`)
 	eval[bool](t, bob, `document.dispatchEvent(new CustomEvent("idemlab:goal", {detail: {goal: "first-duplicate"}})), true`)
 	eval[bool](t, bob, `(() => { const m = document.createElement("span"); m.dataset.goal = "second-goal"; document.body.appendChild(m); m.dataset.goalMet = ""; return true })()`)
