@@ -46,6 +46,7 @@ var paramMeanings = map[string]string{
 	"account_id": "the account a credit is for (NULL for other kinds)",
 	"order_id":   "the order a ship message is for (NULL for other kinds)",
 	"now":        "the clock, in ticks",
+	"payment_id": "a credit's business key: the payment it carries (its message id when it names none); NULL for a ship message",
 }
 
 // handlerDirectives are the directives the parser knows, in the order the
