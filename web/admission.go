@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"idemlab/internal/english"
 	"idemlab/playground"
 )
 
@@ -184,7 +185,7 @@ func (a *admission) run(ctx context.Context, key string, compute computeFunc) (o
 func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flight, compute computeFunc) {
 	defer func() {
 		if v := recover(); v != nil {
-			f.out, f.err = nil, fmt.Errorf("panic computing %s: %v", truncate(key, 200), v)
+			f.out, f.err = nil, fmt.Errorf("panic computing %s: %v", english.Truncate(key, 200), v)
 		}
 		a.mu.Lock()
 		delete(a.flights, key)

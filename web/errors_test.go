@@ -161,23 +161,6 @@ func TestServer_EmbedErrorKeepsEmbedLayout(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"abcdef", 3, "abc…"},
-		{"ééé", 3, "é…"}, // never cut inside a rune
-	}
-	for _, tt := range tests {
-		if got := truncate(tt.in, tt.n); got != tt.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-}
-
 // TestServeError_APIAnswersJSON: under /api/ every failure, whoever finds
 // it (a handler, the mux, cross-origin protection, a panic), is answered
 // by the one error path as {"error", "field"}.

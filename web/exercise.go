@@ -15,6 +15,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -219,7 +220,7 @@ func checkFailed(spec *lessons.ExerciseSpec, err error) error {
 }
 
 func unknownExercise(id string) error {
-	return notFoundf("There is no exercise called “%s”. Exercises are at the end of the lessons; pick one from the course.", truncate(id, 80))
+	return notFoundf("There is no exercise called “%s”. Exercises are at the end of the lessons; pick one from the course.", english.Truncate(id, 80))
 }
 
 func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *siteView, l *lessons.Lesson, ev *exerciseView, status int) error {
@@ -282,7 +283,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	case strings.TrimSpace(id) == "":
 		return &serverError{status: http.StatusBadRequest, field: "exercise", message: "exercise: missing; send exercise=ID and handler=SQL as a form"}
 	case spec == nil:
-		return &serverError{status: http.StatusNotFound, field: "exercise", message: fmt.Sprintf("exercise: there is no exercise called %q", truncate(id, 80))}
+		return &serverError{status: http.StatusNotFound, field: "exercise", message: fmt.Sprintf("exercise: there is no exercise called %q", english.Truncate(id, 80))}
 	case err != nil:
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"idemlab/internal/english"
 	"idemlab/playground"
 )
 
@@ -60,7 +61,7 @@ func (m pageMeta) embeddable() bool {
 func (s *Server) serveOEmbed(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if f := q.Get("format"); f != "" && f != "json" {
-		return &serverError{status: http.StatusNotImplemented, message: fmt.Sprintf("format %q: only json is offered", truncate(f, 20)), field: "format"}
+		return &serverError{status: http.StatusNotImplemented, message: fmt.Sprintf("format %q: only json is offered", english.Truncate(f, 20)), field: "format"}
 	}
 	origin := s.origin
 	if origin == "" {
@@ -77,7 +78,7 @@ func (s *Server) serveOEmbed(w http.ResponseWriter, r *http.Request) error {
 		if raw := q.Get(p.name); raw != "" {
 			n, err := strconv.Atoi(raw)
 			if err != nil || n < oembedMinSize {
-				return &serverError{status: http.StatusBadRequest, message: fmt.Sprintf("%s %q: want a number of pixels, at least %d", p.name, truncate(raw, 20), oembedMinSize), field: p.name}
+				return &serverError{status: http.StatusBadRequest, message: fmt.Sprintf("%s %q: want a number of pixels, at least %d", p.name, english.Truncate(raw, 20), oembedMinSize), field: p.name}
 			}
 			*p.size = min(*p.size, n)
 		}
@@ -96,11 +97,11 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") || (u.IsAbs() && u.Scheme+"://"+u.Host != origin) {
-		return resp, http.StatusNotFound, fmt.Errorf("url %q: not an address of this site (%s)", truncate(raw, 80), origin)
+		return resp, http.StatusNotFound, fmt.Errorf("url %q: not an address of this site (%s)", english.Truncate(raw, 80), origin)
 	}
 	path, ok := strings.CutPrefix(u.Path, s.base)
 	if !ok {
-		return resp, http.StatusNotFound, fmt.Errorf("url %q: not under this site's path %s", truncate(raw, 80), s.base)
+		return resp, http.StatusNotFound, fmt.Errorf("url %q: not under this site's path %s", english.Truncate(raw, 80), s.base)
 	}
 	path = strings.TrimPrefix(path, "/embed")
 	query := ""
@@ -112,7 +113,7 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 		slug := strings.TrimPrefix(path, "/lessons/")
 		pos, ok := positionOf(v.course, slug)
 		if !ok {
-			return resp, http.StatusNotFound, fmt.Errorf("url %q: there is no lesson %q", truncate(raw, 80), truncate(slug, 40))
+			return resp, http.StatusNotFound, fmt.Errorf("url %q: there is no lesson %q", english.Truncate(raw, 80), english.Truncate(slug, 40))
 		}
 		resp.Title, resp.Width, resp.Height = pos.lesson.Title, oembedLessonWidth, oembedLessonHeight
 		resp.HTML = embedPath(slug) + query
@@ -122,12 +123,12 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 	case path == "/playground":
 		sc, err := playground.LookupScenario(u.Query().Get(keyScenario))
 		if err != nil {
-			return resp, http.StatusNotFound, fmt.Errorf("url %q: %v", truncate(raw, 80), err)
+			return resp, http.StatusNotFound, fmt.Errorf("url %q: %v", english.Truncate(raw, 80), err)
 		}
 		resp.Title, resp.Width, resp.Height = sc.Title+" · Playground", oembedPlaygroundWidth, oembedPlaygroundHeight
 		resp.HTML = "/embed/playground" + query
 	default:
-		return resp, http.StatusNotFound, fmt.Errorf("url %q: only lessons and playgrounds can be embedded", truncate(raw, 80))
+		return resp, http.StatusNotFound, fmt.Errorf("url %q: only lessons and playgrounds can be embedded", english.Truncate(raw, 80))
 	}
 	resp.HTML = v.path(resp.HTML)
 	return resp, http.StatusOK, nil

@@ -202,7 +202,7 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 		if why == "" {
 			why = st.Note
 		}
-		mark(w, "cross", "abort: "+truncate(why, 40))
+		mark(w, "cross", "abort: "+english.Truncate(why, 40))
 	case playground.StepStop:
 		mark(w, "ring", "stop: already handled")
 	case playground.StepFilterHit:
@@ -216,7 +216,7 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 	case playground.StepClock:
 		mark(broker, "ring", "clock → "+strconv.FormatInt(st.Tick, 10))
 	case playground.StepSkip:
-		mark(w, "ring", "skipped: "+truncate(st.Note, 48))
+		mark(w, "ring", "skipped: "+english.Truncate(st.Note, 48))
 	default:
 		mark(w, "ring", st.Kind)
 	}

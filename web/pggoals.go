@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -89,7 +90,7 @@ type predictView struct {
 func checkPlaceParams(v *siteView, place pgPlace, state pgState) error {
 	if state.exercise != "" {
 		if _, spec := findExercise(v.course, state.exercise); spec == nil {
-			return &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", truncate(state.exercise, 40))}
+			return &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.exercise, 40))}
 		}
 	}
 	if state.guess == 0 || place.kind == placePage || place.kind == placePageEmbed {

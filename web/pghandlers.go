@@ -37,7 +37,7 @@ func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, u
 	case errors.As(err, &ie):
 		return nil, ie
 	case err != nil:
-		return nil, fmt.Errorf("running %s: %w", truncate(place.query(state), 200), err)
+		return nil, fmt.Errorf("running %s: %w", english.Truncate(place.query(state), 200), err)
 	}
 	if state.at > len(tr.Events) {
 		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.at, english.Plural(len(tr.Events), "event", "events"))}
@@ -130,7 +130,7 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		lessonHref = embedPath(slug)
 	}
 	if spec == nil {
-		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
+		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
 	}
 	sc, err := playground.LookupScenario(spec.Scenario)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -75,7 +76,7 @@ func parsePanels(text string) (pgPanels, error) {
 		}
 		i := slices.IndexFunc(panelNames[:], func(pn panelName) bool { return pn.name == name })
 		if i < 0 {
-			return 0, &playground.InputError{Field: keyShow, Msg: fmt.Sprintf("unknown panel %q; panels are rows, chart, diagram, steps and sql", truncate(name, 20))}
+			return 0, &playground.InputError{Field: keyShow, Msg: fmt.Sprintf("unknown panel %q; panels are rows, chart, diagram, steps and sql", english.Truncate(name, 20))}
 		}
 		ps |= panelNames[i].panel
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -197,20 +198,20 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 	if v := strings.TrimSpace(q.Get(keySeed)); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return s, false, &playground.InputError{Field: "seed", Msg: fmt.Sprintf("%q is not a whole number", truncate(v, 40))}
+			return s, false, &playground.InputError{Field: "seed", Msg: fmt.Sprintf("%q is not a whole number", english.Truncate(v, 40))}
 		}
 		s.seed = n
 	}
 	if v := strings.TrimSpace(q.Get(keyAt)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return s, false, &playground.InputError{Field: "at", Msg: fmt.Sprintf("%q is not an event number (0 or more)", truncate(v, 40))}
+			return s, false, &playground.InputError{Field: "at", Msg: fmt.Sprintf("%q is not an event number (0 or more)", english.Truncate(v, 40))}
 		}
 		s.at = n
 	}
 	if v := strings.TrimSpace(q.Get(keyTo)); v != "" {
 		if !slices.Contains(workers, v) {
-			return s, false, &playground.InputError{Field: "to", Msg: fmt.Sprintf("unknown worker %s; workers are %s", truncate(v, 20), strings.Join(workers, ", "))}
+			return s, false, &playground.InputError{Field: "to", Msg: fmt.Sprintf("unknown worker %s; workers are %s", english.Truncate(v, 20), strings.Join(workers, ", "))}
 		}
 		s.to = v
 	}
@@ -225,14 +226,14 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 	}
 	if v := strings.TrimSpace(q.Get(keyExercise)); v != "" {
 		if len(v) > 64 { // the page checks that the course has it (checkPlaceParams)
-			return s, false, &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("%q is not an exercise id", truncate(v, 40))}
+			return s, false, &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("%q is not an exercise id", english.Truncate(v, 40))}
 		}
 		s.exercise = v
 	}
 	if v := strings.TrimSpace(q.Get(keyGuess)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > lessons.MaxChoices {
-			return s, false, &playground.InputError{Field: "guess", Msg: fmt.Sprintf("%q is not a choice: pick one of the answers (1 to %d)", truncate(v, 40), lessons.MaxChoices)}
+			return s, false, &playground.InputError{Field: "guess", Msg: fmt.Sprintf("%q is not a choice: pick one of the answers (1 to %d)", english.Truncate(v, 40), lessons.MaxChoices)}
 		}
 		s.guess = n
 	}
@@ -259,7 +260,7 @@ func eventFromForm(q url.Values) (playground.Event, error) {
 	op := q.Get(keyOp)
 	n, err := strconv.ParseInt(strings.TrimSpace(q.Get(keyN)), 10, 64)
 	bad := func(what string) error {
-		return &playground.InputError{Field: keyN, Msg: fmt.Sprintf("%q is not %s", truncate(q.Get(keyN), 40), what)}
+		return &playground.InputError{Field: keyN, Msg: fmt.Sprintf("%q is not %s", english.Truncate(q.Get(keyN), 40), what)}
 	}
 	switch op {
 	case "advance":
@@ -273,7 +274,7 @@ func eventFromForm(q url.Values) (playground.Event, error) {
 		}
 		return playground.Event{Kind: playground.EventPrune, N: n, OlderThan: true}, nil
 	}
-	return playground.Event{}, &playground.InputError{Field: keyOp, Msg: fmt.Sprintf("unknown operation %q; forms send advance or prune", truncate(op, 40))}
+	return playground.Event{}, &playground.InputError{Field: keyOp, Msg: fmt.Sprintf("unknown operation %q; forms send advance or prune", english.Truncate(op, 40))}
 }
 
 // request is the engine's request for a state of the scenario sc: the

@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/static"
 )
@@ -226,7 +226,7 @@ func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error 
 }
 
 func unknownLesson(slug string) error {
-	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", truncate(slug, 80))
+	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", english.Truncate(slug, 80))
 }
 
 // healthBody is the answer of /healthz.
@@ -352,11 +352,11 @@ func (s *Server) withFriendlyFallbacks(mux *http.ServeMux) http.Handler {
 		h.ServeHTTP(capture, r)
 		switch capture.status {
 		case http.StatusNotFound:
-			s.serveError(w, r, notFoundf("There is no page at %s. It may have moved, or the link may have a typo.", truncate(r.URL.Path, 120)))
+			s.serveError(w, r, notFoundf("There is no page at %s. It may have moved, or the link may have a typo.", english.Truncate(r.URL.Path, 120)))
 		case http.StatusMethodNotAllowed:
 			w.Header()["Allow"] = capture.header["Allow"]
 			s.serveError(w, r, &serverError{status: http.StatusMethodNotAllowed,
-				message: fmt.Sprintf("%s does not accept %s requests; it accepts %s.", truncate(r.URL.Path, 120), r.Method, capture.header.Get("Allow"))})
+				message: fmt.Sprintf("%s does not accept %s requests; it accepts %s.", english.Truncate(r.URL.Path, 120), r.Method, capture.header.Get("Allow"))})
 		default:
 			for k, v := range capture.header {
 				w.Header()[k] = v
@@ -365,18 +365,6 @@ func (s *Server) withFriendlyFallbacks(mux *http.ServeMux) http.Handler {
 			w.Write(capture.body.Bytes())
 		}
 	})
-}
-
-// truncate shortens what a visitor typed before it is echoed in a message,
-// cutting at a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // capturedResponse records what the mux's fallback handlers write.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/workshop"
 )
@@ -95,12 +96,12 @@ func checkRoomAgainstCourse(course *lessons.Course, spec workshop.RoomSpec) erro
 	}
 	for _, slug := range spec.Lessons {
 		if course.Lesson(slug) == nil {
-			return wsError(http.StatusBadRequest, "lesson", fmt.Sprintf("There is no lesson %q in this course.", truncate(slug, 80)))
+			return wsError(http.StatusBadRequest, "lesson", fmt.Sprintf("There is no lesson %q in this course.", english.Truncate(slug, 80)))
 		}
 	}
 	for _, id := range spec.Exercises {
 		if course.Exercise(id) == nil {
-			return wsError(http.StatusBadRequest, "exercise", fmt.Sprintf("There is no exercise %q in this course.", truncate(id, 80)))
+			return wsError(http.StatusBadRequest, "exercise", fmt.Sprintf("There is no exercise %q in this course.", english.Truncate(id, 80)))
 		}
 	}
 	return nil
@@ -368,7 +369,7 @@ func pushFromForm(room workshop.Room, get func(string) string) (workshop.Event, 
 		}
 		return workshop.Event{Kind: workshop.KindChaos, Detail: f.name}, nil
 	default:
-		return workshop.Event{}, wsError(http.StatusBadRequest, "kind", fmt.Sprintf("%q is not a push; want pace, countdown or chaos.", truncate(kind, 40)))
+		return workshop.Event{}, wsError(http.StatusBadRequest, "kind", fmt.Sprintf("%q is not a push; want pace, countdown or chaos.", english.Truncate(kind, 40)))
 	}
 }
 

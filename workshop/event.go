@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"idemlab/internal/english"
 	"io"
 	"strings"
 	"time"
@@ -149,7 +150,7 @@ func jsonInputError(err error) error {
 		if name == "" {
 			return inputErrorf("body", "a field with an empty name is not a field of an event")
 		}
-		return inputErrorf(truncate(name, 40), "not a field of an event")
+		return inputErrorf(english.Truncate(name, 40), "not a field of an event")
 	default:
 		return inputErrorf("body", "not an event: %v", err)
 	}
@@ -230,7 +231,7 @@ func (b eventBody) event() (Event, error) {
 	case "":
 		err = inputErrorf("kind", "missing; one of %s", kindList())
 	default:
-		err = inputErrorf("kind", "%q is not an event a learner sends; one of %s", truncate(b.Kind, 40), kindList())
+		err = inputErrorf("kind", "%q is not an event a learner sends; one of %s", english.Truncate(b.Kind, 40), kindList())
 	}
 	if err != nil {
 		return Event{}, firstError(err)
@@ -266,16 +267,6 @@ func checkSlug(field, s string) error {
 		}
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // Fingerprint is what an idempotency key is bound to: a hash of the event's

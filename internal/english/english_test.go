@@ -18,3 +18,20 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"ééé", 3, "é…"}, // never cut inside a rune
+	}
+	for _, tt := range tests {
+		if got := Truncate(tt.in, tt.n); got != tt.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
