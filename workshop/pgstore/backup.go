@@ -80,11 +80,7 @@ func writeBackup(ctx context.Context, tx pgx.Tx, w io.Writer, from string) error
 	if err != nil {
 		return err
 	}
-	rows, _ := tx.Query(ctx, `SELECT version, name FROM schema_migrations`)
-	applied, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.AppliedMigration, error) {
-		var a workshop.AppliedMigration
-		return a, row.Scan(&a.Version, &a.Name)
-	})
+	applied, err := appliedMigrations(ctx, tx)
 	if err != nil {
 		return fmt.Errorf("no workshop store here (%w)", err)
 	}

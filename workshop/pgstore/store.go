@@ -104,11 +104,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
 			return err
 		}
-		rows, _ := tx.Query(ctx, `SELECT version, name FROM schema_migrations`)
-		applied, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.AppliedMigration, error) {
-			var a workshop.AppliedMigration
-			return a, row.Scan(&a.Version, &a.Name)
-		})
+		applied, err := appliedMigrations(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -162,3 +158,12 @@ func lostConnection(err error) bool {
 
 // ms is the store's time precision: times come back as they went in.
 func ms(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+
+// appliedMigrations reads the migrations a database has had.
+func appliedMigrations(ctx context.Context, tx pgx.Tx) ([]workshop.AppliedMigration, error) {
+	rows, _ := tx.Query(ctx, `SELECT version, name FROM schema_migrations`)
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.AppliedMigration, error) {
+		var a workshop.AppliedMigration
+		return a, row.Scan(&a.Version, &a.Name)
+	})
+}
