@@ -119,18 +119,15 @@ func parseGoals(node *yaml.Node, fenceLine int, badYAML func(int, string)) []*Go
 // checkGoals is the engine's part of a block's check: every goal names
 // only what the run has, the block's own script does not meet it already
 // (it would tick before the learner did anything), and its solution meets
-// it. Problems are *FieldErrors on "goals".
-func checkGoals(spec *PlaygroundSpec, run func(script string) (*playground.Trace, error)) error {
+// it. start is the run of the block's own script. Problems are
+// *FieldErrors on "goals".
+func checkGoals(spec *PlaygroundSpec, start *playground.Trace, run func(script string) (*playground.Trace, error)) error {
 	if len(spec.Goals) == 0 && spec.Predict == nil {
 		return nil
 	}
 	sc, err := playground.LookupScenario(spec.Scenario)
 	if err != nil {
 		return nil // the scenario check reports it
-	}
-	start, err := run(spec.Script)
-	if err != nil {
-		return nil // the script check reports it
 	}
 	problems := []error{checkPredict(spec, sc, start)}
 	bad := func(g *GoalSpec, format string, args ...any) {

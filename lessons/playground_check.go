@@ -54,5 +54,5 @@ func CheckWithEngine(spec *PlaygroundSpec) error {
 				Err: fmt.Errorf("lesson claims %s: %s but the engine shows %s", h.Name, claim, h.Verdict)})
 		}
 	}
-	return errors.Join(append(wrong, checkGoals(spec, run))...)
+	return errors.Join(append(wrong, checkGoals(spec, trace, run))...)
 }
