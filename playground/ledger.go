@@ -516,6 +516,16 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 	c.stmt = c.stmt[:0]
 	var res execResult
 	stmt := c.prepared(q)
+	if c.stmts != nil {
+		// A plain connection runs the engine's own short statements on a
+		// small ledger, and the engine checks the run's context and budget
+		// after every statement (sim.over). Given a context that can end,
+		// the driver starts a goroutine per statement to interrupt it, and
+		// installs and removes a progress handler: a fifth of a click's
+		// statement cost for nothing. A learner's statements (sandboxed
+		// connections, stmts == nil) keep the context and their deadline.
+		ctx = context.Background()
+	}
 	if query {
 		var rows driver.Rows
 		if stmt != nil {

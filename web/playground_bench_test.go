@@ -1,7 +1,8 @@
 package web
 
 import (
-	"compress/gzip"
+	"bytes"
+	stdgzip "compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"idemlab/playground"
 )
@@ -173,6 +176,24 @@ func BenchmarkClosedLoop(b *testing.B) {
 	b.ReportMetric((float64(cpuStatic)/float64(nStatic))/(float64(cpuClicks)/float64(nClicks)), "static-cpu/click-cpu")
 }
 
+// stdlibLevel names compress/gzip at level 1 among BenchmarkGzipLevel's
+// levels (of github.com/klauspost/compress's gzip, which requestGzip uses).
+const stdlibLevel = -100
+
+// stdlibGzip returns a compressor with the standard library's gzip at
+// level 1, reusing its writer as gzipper does.
+func stdlibGzip() func(body []byte) []byte {
+	zw, _ := stdgzip.NewWriterLevel(nil, stdgzip.BestSpeed)
+	return func(body []byte) []byte {
+		var buf bytes.Buffer
+		buf.Grow(len(body)/4 + 64)
+		zw.Reset(&buf)
+		zw.Write(body)
+		zw.Close()
+		return buf.Bytes()
+	}
+}
+
 // BenchmarkGzipLevel compresses a click's fragment (lost-ack's, as a
 // browser gets it) at the levels a request's answer could use, to choose
 // requestGzip's: CPU per click against bytes on the wire.
@@ -184,15 +205,19 @@ func BenchmarkGzipLevel(b *testing.B) {
 	for _, level := range []struct {
 		name  string
 		level int
-	}{{"huffman-only", gzip.HuffmanOnly}, {"1", gzip.BestSpeed}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}} {
+	}{{"huffman-only", gzip.HuffmanOnly}, {"1", gzip.BestSpeed}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}, {"stdlib-1", stdlibLevel}} {
 		b.Run(level.name, func(b *testing.B) {
 			z := newGzipper(level.level)
+			compress := z.compress
+			if level.level == stdlibLevel {
+				compress = stdlibGzip()
+			}
 			var n int
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			cpu0 := processCPU(b)
 			for b.Loop() {
-				n = len(z.compress(body))
+				n = len(compress(body))
 			}
 			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(n), "gzip-bytes")
