@@ -1,0 +1,38 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/a-h/templ"
+)
+
+func TestMarkup_EscapesAsTempl(t *testing.T) {
+	for _, s := range []string{"", "plain", `<script>"x"</script>`, "a & b", "it's", "⚑ ünïcode", "&amp;"} {
+		m := &markup{}
+		m.attr("aria-label", s)
+		m.text(s)
+		want := ` aria-label="` + templ.EscapeString(s) + `"` + templ.EscapeString(s)
+		if got := string(m.b); got != want {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestMarkup_ComponentWritesNumbersAndFlags(t *testing.T) {
+	c := markupComponent(func(m *markup) {
+		m.raw("<g")
+		m.intAttr("y", -12)
+		m.flag("data-on", true)
+		m.flag("data-off", false)
+		m.raw(">")
+	})
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), `<g y="-12" data-on>`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
