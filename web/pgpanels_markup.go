@@ -1,0 +1,175 @@
+package web
+
+import "github.com/a-h/templ"
+
+// The parts of the playground's panels that repeat per event, per step or
+// per data point, drawn with markup (markup.go says why); the panels
+// around them are templates (pgpanels.templ).
+
+// pgChartSVG is a ledger chart's drawing: axis, ticks, the cursor, the
+// first divergence, the expected and actual lines and their dots.
+func pgChartSVG(c *chartView) templ.Component {
+	return markupComponent(func(m *markup) { drawChart(m, c) })
+}
+
+func drawChart(m *markup, c *chartView) {
+	m.raw(`<svg class="pg-chart" viewBox="0 0 `)
+	m.int(c.Width)
+	m.raw(" ")
+	m.int(c.Height)
+	m.raw(`" role="img"`)
+	m.attr("aria-label", c.Desc)
+	m.raw(` data-testid="pg-chart"><line class="ch-axis"`)
+	m.intAttr("x1", c.Left)
+	m.intAttr("y1", c.Base)
+	m.intAttr("x2", c.Right)
+	m.intAttr("y2", c.Base)
+	m.raw(`></line> `)
+	for _, t := range c.YTicks {
+		m.raw(`<line class="ch-grid"`)
+		m.intAttr("x1", c.Left)
+		m.intAttr("y1", t.Pos)
+		m.intAttr("x2", c.Right)
+		m.intAttr("y2", t.Pos)
+		m.raw(`></line> <text class="ch-label"`)
+		m.intAttr("x", c.Left-4)
+		m.intAttr("y", t.Pos+4)
+		m.raw(` text-anchor="end">`)
+		m.text(t.Label)
+		m.raw(`</text> `)
+	}
+	for _, t := range c.XTicks {
+		m.raw(`<text class="ch-label"`)
+		m.intAttr("x", t.Pos)
+		m.intAttr("y", c.Base+14)
+		m.raw(` text-anchor="middle">`)
+		m.text(t.Label)
+		m.raw(`</text> `)
+	}
+	m.raw(`<rect class="ch-cursor"`)
+	m.intAttr("x", c.CursorX)
+	m.intAttr("y", c.Top)
+	m.intAttr("width", c.CursorW)
+	m.intAttr("height", c.Base-c.Top)
+	m.raw(`></rect> `)
+	if c.DivX >= 0 {
+		m.raw(`<line class="ch-div"`)
+		m.intAttr("x1", c.DivX)
+		m.intAttr("y1", c.Top)
+		m.intAttr("x2", c.DivX)
+		m.intAttr("y2", c.Base)
+		m.raw(` data-divergence></line> `)
+	}
+	m.raw(`<polyline class="ch-actual"`)
+	m.attr("points", c.ActualPts)
+	m.raw(`></polyline> <polyline class="ch-expected"`)
+	m.attr("points", c.ExpectedPts)
+	m.raw(`></polyline> `)
+	for _, d := range c.Dots {
+		if d.Differs {
+			m.raw(`<rect class="ch-dot ch-dot-wrong"`)
+			m.intAttr("x", d.X-3)
+			m.intAttr("y", d.Y-3)
+			m.raw(` width="6" height="6"></rect>`)
+		} else {
+			m.raw(`<circle class="ch-dot"`)
+			m.intAttr("cx", d.X)
+			m.intAttr("cy", d.Y)
+			m.raw(` r="2.5"></circle>`)
+		}
+	}
+	m.raw(`</svg>`)
+}
+
+// pgStepGroups is the step list's body: per event, per handler, every
+// step, with its SQL when the SQL panel is open.
+func pgStepGroups(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) { drawStepGroups(m, pv) })
+}
+
+func drawStepGroups(m *markup, pv *playgroundView) {
+	sql := pv.state.panels.has(panelSQL)
+	m.raw(`<ol class="pg-step-groups">`)
+	for gi := range pv.steps {
+		g := &pv.steps[gi]
+		m.raw(`<li class="pg-step-group"`)
+		m.intAttr("data-event", g.Event)
+		m.flag("data-current", g.Current)
+		m.flag("data-future", g.Future)
+		m.flag("data-divergent", g.Divergent)
+		m.raw(`><p class="pg-step-event"><span class="pg-event-n">`)
+		m.int(g.Event)
+		m.raw(`</span> <code>`)
+		m.text(g.Text)
+		m.raw(`</code> <span class="pg-muted">tick `)
+		m.int64(g.Tick)
+		m.raw(`</span> `)
+		if g.Future {
+			m.raw(`<span class="pg-tag">after the cursor</span> `)
+		}
+		if g.Divergent {
+			m.raw(`<span class="pg-tag pg-tag-bad" data-divergence>⚑ first divergence</span>`)
+		}
+		m.raw(`</p><div class="pg-step-handlers">`)
+		for i, hg := range g.Handlers {
+			m.raw(`<div class="pg-step-handler"`)
+			m.intAttr("data-h", i)
+			m.raw(`><p class="pg-step-handler-name"><code>`)
+			m.text(hg.Name)
+			m.raw(`</code></p><ol class="pg-step-list">`)
+			for si := range hg.Steps {
+				drawStep(m, &hg.Steps[si], sql)
+			}
+			if len(hg.Steps) == 0 {
+				m.raw(`<li class="pg-step pg-muted">nothing happened</li>`)
+			}
+			m.raw(`</ol></div>`)
+		}
+		m.raw(`</div></li>`)
+	}
+	m.raw(`</ol>`)
+}
+
+func drawStep(m *markup, st *stepView, sql bool) {
+	m.raw(`<li class="pg-step"`)
+	m.attr("data-kind", st.Kind)
+	m.intAttr("value", st.Index)
+	m.raw(` data-testid="pg-step"`)
+	m.flag("data-divergent", st.Divergent)
+	m.raw(`>`)
+	m.text(st.Text)
+	m.raw(` `)
+	if st.Rows != "" {
+		m.raw(`<span class="pg-muted">— `)
+		m.text(st.Rows)
+		m.raw(`</span> `)
+	}
+	if st.Effect {
+		m.raw(`<span class="pg-tag">effect committed</span> `)
+	}
+	if st.Divergent {
+		m.raw(`<span class="pg-tag pg-tag-bad" data-divergence>⚑ diverges here</span> `)
+	}
+	if st.SQL != "" && sql {
+		m.raw(`<pre class="pg-sql" data-testid="pg-sql"><code>`)
+		m.text(st.SQL)
+		m.raw(`</code></pre><dl class="pg-sql-facts">`)
+		if st.Args != "" {
+			m.raw(`<div><dt>Bound values</dt><dd><code>`)
+			m.text(st.Args)
+			m.raw(`</code></dd></div>`)
+		}
+		if st.Error != "" {
+			m.raw(`<div><dt>Error</dt><dd>`)
+			m.text(st.Error)
+			m.raw(`</dd></div>`)
+		}
+		for _, ch := range st.Changes {
+			m.raw(`<div><dt>Row</dt><dd><code>`)
+			m.text(ch)
+			m.raw(`</code></dd></div>`)
+		}
+		m.raw(`</dl>`)
+	}
+	m.raw(`</li>`)
+}
