@@ -183,13 +183,13 @@ func (p *ledgerPool) idleLedgers() int {
 // handler and has no change hooks, so every commit it did not make shows in
 // its data_version. Its statements are prepared once.
 type keeper struct {
-	conn        driver.Conn
-	dataVersion driver.Stmt
-	pageCount   driver.Stmt
-	freePages   driver.Stmt
-	deletes     []driver.Stmt // per table, in tableOrder
-	inserts     []driver.Stmt
-	version     int64 // data_version after the last reset
+	conn                    driver.Conn
+	begin, commit, rollback driver.Stmt
+	dataVersion             driver.Stmt
+	pages                   driver.Stmt   // page count and free pages, one row
+	deletes                 []driver.Stmt // per table, in tableOrder
+	inserts                 []driver.Stmt
+	version                 int64 // data_version after the last reset
 }
 
 // errNotFresh: a ledger cannot be made to look fresh by a reset.
@@ -209,9 +209,9 @@ func (l *ledger) openKeeper() (*keeper, error) {
 		s, err = c.Prepare(q)
 		return s
 	}
+	k.begin, k.commit, k.rollback = prepare("BEGIN IMMEDIATE"), prepare("COMMIT"), prepare("ROLLBACK")
 	k.dataVersion = prepare("PRAGMA data_version")
-	k.pageCount = prepare("PRAGMA page_count")
-	k.freePages = prepare("PRAGMA freelist_count")
+	k.pages = prepare("SELECT p.page_count, f.freelist_count FROM pragma_page_count() AS p, pragma_freelist_count() AS f")
 	for _, t := range tableOrder {
 		cols := tableColumns[t]
 		k.deletes = append(k.deletes, prepare("DELETE FROM "+t))
@@ -226,20 +226,30 @@ func (l *ledger) openKeeper() (*keeper, error) {
 
 // int reads a one-number statement.
 func (k *keeper) int(s driver.Stmt) (int64, error) {
+	var n [1]int64
+	err := k.ints(s, n[:])
+	return n[0], err
+}
+
+// ints reads a statement's one row of numbers into n.
+func (k *keeper) ints(s driver.Stmt, n []int64) error {
 	rows, err := s.(driver.StmtQueryContext).QueryContext(context.Background(), nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer rows.Close()
-	dest := make([]driver.Value, 1)
+	var buf [2]driver.Value
+	dest := buf[:len(n)]
 	if err := rows.Next(dest); err != nil {
 		if err == io.EOF {
 			err = errNotFresh
 		}
-		return 0, err
+		return err
 	}
-	n, _ := dest[0].(int64)
-	return n, nil
+	for i := range n {
+		n[i], _ = dest[i].(int64)
+	}
+	return nil
 }
 
 func (k *keeper) exec(s driver.Stmt, args []driver.NamedValue) error {
@@ -248,7 +258,7 @@ func (k *keeper) exec(s driver.Stmt, args []driver.NamedValue) error {
 }
 
 func (k *keeper) close() {
-	for _, s := range append(append([]driver.Stmt{k.dataVersion, k.pageCount, k.freePages}, k.deletes...), k.inserts...) {
+	for _, s := range append(append([]driver.Stmt{k.begin, k.commit, k.rollback, k.dataVersion, k.pages}, k.deletes...), k.inserts...) {
 		if s != nil {
 			s.Close()
 		}
@@ -264,16 +274,16 @@ func (k *keeper) close() {
 // with im's rows at their rowids, and the file must have im's page count
 // and no free page.
 func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
-	if err := execRaw(k.conn, "BEGIN IMMEDIATE"); err != nil {
+	if err := k.exec(k.begin, nil); err != nil {
 		return err
 	}
 	commit := false
 	defer func() {
 		if err == nil && commit {
-			err = execRaw(k.conn, "COMMIT")
+			err = k.exec(k.commit, nil)
 		}
 		if err != nil || !commit {
-			execRaw(k.conn, "ROLLBACK")
+			k.exec(k.rollback, nil)
 		}
 	}()
 	version, err := k.int(k.dataVersion)
@@ -304,10 +314,8 @@ func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
 			}
 		}
 	}
-	if pages, err := k.int(k.pageCount); err != nil || pages != im.pages {
-		return errNotFresh
-	}
-	if free, err := k.int(k.freePages); err != nil || free != 0 {
+	var pages [2]int64 // page count, free pages
+	if err := k.ints(k.pages, pages[:]); err != nil || pages[0] != im.pages || pages[1] != 0 {
 		return errNotFresh
 	}
 	// The keeper's own commit does not change its data_version.
