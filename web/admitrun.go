@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -123,9 +124,17 @@ func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Sc
 // renderCapped renders c into at most limit bytes.
 func renderCapped(ctx context.Context, c templ.Component, limit int) ([]byte, error) {
 	buf := &cappedBuffer{max: limit}
+	// Grown once to about the last answer's size (at most 256 KB): a
+	// click's fragment is tens of KB, which doubling from nothing copies
+	// five times over.
+	buf.Grow(min(limit, 256<<10, int(renderedSize.Load())*9/8+512))
 	err := c.Render(ctx, buf)
+	renderedSize.Store(int64(buf.Len()))
 	return buf.Bytes(), err
 }
+
+// renderedSize is the size of the last answer renderCapped drew.
+var renderedSize atomic.Int64
 
 // inLayout is content drawn inside a layout (page, embedPage).
 func inLayout(layout, content templ.Component) templ.Component {

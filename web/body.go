@@ -107,14 +107,20 @@ func (p *payload) gzipped() *variant {
 	return p.gzip
 }
 
-// gzipper compresses at one level, reusing its writers.
-type gzipper struct{ writers sync.Pool }
+// gzipper compresses at one level, reusing its writers: a few kept in a
+// free list of its own, since a sync.Pool is emptied by every garbage
+// collection and a new writer allocates its tables (tens of KB) again.
+type gzipper struct {
+	level   int
+	writers chan *gzip.Writer
+}
+
+// gzipWritersKept is how many idle writers a gzipper keeps: one per
+// request compressing at once, about the cores.
+const gzipWritersKept = 8
 
 func newGzipper(level int) *gzipper {
-	return &gzipper{writers: sync.Pool{New: func() any {
-		zw, _ := gzip.NewWriterLevel(nil, level) // a valid level: no error
-		return zw
-	}}}
+	return &gzipper{level: level, writers: make(chan *gzip.Writer, gzipWritersKept)}
 }
 
 var (
@@ -133,11 +139,19 @@ var (
 func (z *gzipper) compress(body []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(body)/4 + 64) // a page compresses to about a fifth: one allocation
-	zw := z.writers.Get().(*gzip.Writer)
-	zw.Reset(&buf)
+	var zw *gzip.Writer
+	select {
+	case zw = <-z.writers:
+		zw.Reset(&buf)
+	default:
+		zw, _ = gzip.NewWriterLevel(&buf, z.level) // a valid level: no error
+	}
 	zw.Write(body) // writes to a bytes.Buffer: no error
 	zw.Close()
-	z.writers.Put(zw)
+	select {
+	case z.writers <- zw:
+	default:
+	}
 	return buf.Bytes()
 }
 
