@@ -113,6 +113,12 @@ func ParseHandler(name, source string) (*Handler, error) {
 }
 
 func parseHandler(name, source string) (*Handler, int, error) {
+	return parseHandlerChecked(name, source, checkSQL)
+}
+
+// parseHandlerChecked parses a handler whose statements check accepts
+// (checkSQL for SQLite, pgCheckSQL for PostgreSQL).
+func parseHandlerChecked(name, source string, check func(*statement) error) (*Handler, int, error) {
 	if err := checkHandlerName(name); err != nil {
 		return nil, 0, err
 	}
@@ -265,7 +271,7 @@ func parseHandler(name, source string) (*Handler, int, error) {
 	}
 	for _, stmts := range h.sections {
 		for _, st := range stmts {
-			if err := checkSQL(st); err != nil {
+			if err := check(st); err != nil {
 				return nil, st.Line, err
 			}
 		}

@@ -148,6 +148,7 @@ func pgWords(q string) []string {
 // SQLite.
 var pgAllowedCalls = map[string]bool{
 	"ACCOUNTS": true, "ORDERS": true, "SHIPMENTS": true, "PROCESSED_MESSAGES": true,
+	"PG_ADVISORY_XACT_LOCK": true, "HASHTEXT": true,
 	"VALUES": true, "IN": true, "EXISTS": true, "NOT": true, "AND": true, "OR": true, "ON": true, "CONFLICT": true,
 	"WHERE": true, "SELECT": true, "FROM": true, "SET": true, "AS": true, "ANY": true, "ALL": true, "RETURNING": true,
 	"COALESCE": true, "NULLIF": true, "GREATEST": true, "LEAST": true, "ABS": true, "COUNT": true, "SUM": true,
@@ -198,7 +199,53 @@ func pgDialectProblem(q string) string {
 }
 
 func pgCallList() string {
-	return "abs, coalesce, concat, count, greatest, least, length, lower, max, min, nullif, substr, sum, upper"
+	return "abs, coalesce, concat, count, greatest, hashtext, least, length, lower, max, min, nullif, pg_advisory_xact_lock, substr, sum, upper"
+}
+
+// pgTableWords are the words after which a table name comes; a ledger
+// table is the only kind a learner's statement may name.
+var pgTableWords = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "UPDATE": true}
+
+// pgCheckSQL is checkSQL for PostgreSQL: the dialect, the functions and the
+// tables a learner's statement may use (the ledger role's privileges
+// enforce the tables as well).
+func pgCheckSQL(st *statement) error {
+	if msg := pgDialectProblem(st.SQL); msg != "" {
+		return fmt.Errorf("%s", msg)
+	}
+	words := pgWords(st.SQL)
+	for i, w := range words {
+		if !pgTableWords[w] || i+1 >= len(words) {
+			continue
+		}
+		next := words[i+1]
+		if w == "UPDATE" && next == "SET" { // ON CONFLICT … DO UPDATE SET
+			continue
+		}
+		if !contains(tableOrder, strings.ToLower(next)) {
+			return fmt.Errorf("%s is not a ledger table; tables are %s", strings.ToLower(next), strings.Join(tableOrder, ", "))
+		}
+	}
+	return nil
+}
+
+// ParseHandlerFor parses a learner's handler for the ledger it will run
+// on: on PostgreSQL its SQL is checked by PostgreSQL's rules (so FOR
+// UPDATE and advisory locks are accepted there, SQLite-only syntax is
+// refused with a hint), on SQLite as ParseHandler does.
+func ParseHandlerFor(name, source string, lg Ledger) (*Handler, error) {
+	if lg.Postgres == nil {
+		return ParseHandler(name, source)
+	}
+	h, line, err := parseHandlerChecked(name, source, pgCheckSQL)
+	if err != nil {
+		where := "handler " + clip(name)
+		if line > 0 {
+			where += fmt.Sprintf(", line %d", line)
+		}
+		return nil, &InputError{Field: "handler", Msg: where + ": " + err.Error(), Line: line}
+	}
+	return h, nil
 }
 
 //go:embed handlers/postgres/*.handler
