@@ -22,7 +22,7 @@ import (
 
 // testPostgresLedgers opens a pool of ledgers of the test's own on the
 // test cluster; it is dropped when the test ends.
-func testPostgresLedgers(t *testing.T, size int) *PostgresLedgers {
+func testPostgresLedgers(t testing.TB, size int) *PostgresLedgers {
 	t.Helper()
 	url := pgtest.Database(t)
 	var b [4]byte
