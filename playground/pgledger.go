@@ -325,6 +325,9 @@ func (pl *pgLedger) release() {
 // DELETE + refill, a fraction of a millisecond (a fresh schema costs
 // several milliseconds, TRUNCATE too).
 func (pl *pgLedger) reset(ctx context.Context, tmpl *ledgerImage) error {
+	if pl.monitor != nil && pl.monitor.conn.IsClosed() {
+		pl.monitor = nil
+	}
 	if pl.monitor == nil {
 		m, err := pl.connect(ctx, "monitor")
 		if err != nil {
@@ -383,6 +386,10 @@ func (pl *pgLedger) conn(l *ledger, name string) (*dbConn, error) {
 		}
 	}
 	sess := pl.sessions[name]
+	if sess != nil && sess.conn.IsClosed() {
+		delete(pl.sessions, name)
+		sess = nil
+	}
 	if sess == nil {
 		var err error
 		if sess, err = pl.connect(pl.ctx, name); err != nil {
