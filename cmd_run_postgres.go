@@ -32,3 +32,22 @@ func openRunLedgers(ctx context.Context, ledger, database string) (*playground.P
 	}
 	return pg, nil
 }
+
+// serveLedgerPool is how many PostgreSQL ledgers a server keeps: runs on
+// PostgreSQL at once (a run holds one ledger per handler, one after the
+// other); a run waits for a free one within its admission deadline.
+const serveLedgerPool = 4
+
+// openServeLedgers opens the server's PostgreSQL ledgers (-ledger-database),
+// or returns nil without one. Their schemas and roles are named
+// idemlab_ledger_N, made again at start and dropped at shutdown.
+func openServeLedgers(ctx context.Context, database string) (*playground.PostgresLedgers, error) {
+	if database == "" {
+		return nil, nil
+	}
+	pg, err := playground.OpenPostgresLedgers(ctx, database, serveLedgerPool, "idemlab_ledger")
+	if err != nil {
+		return nil, fmt.Errorf("serve: -ledger-database: %w", err)
+	}
+	return pg, nil
+}

@@ -150,6 +150,10 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 			p.Close()
 			return nil, err
 		}
+		if err := pl.warm(ctx); err != nil {
+			p.Close()
+			return nil, err
+		}
 		p.all = append(p.all, pl)
 		p.free <- pl
 	}
@@ -266,6 +270,24 @@ func (pl *pgLedger) connect(ctx context.Context, name string) (*pgSession, error
 	}
 	sess.conn, sess.pid = c, c.PID()
 	return sess, nil
+}
+
+// warm opens the monitor and the sessions of the workers most scenarios
+// have, so that a first click does not pay for connections.
+func (pl *pgLedger) warm(ctx context.Context) error {
+	m, err := pl.connect(ctx, "monitor")
+	if err != nil {
+		return err
+	}
+	pl.monitor = m
+	for _, name := range []string{"A", "B"} {
+		sess, err := pl.connect(ctx, name)
+		if err != nil {
+			return err
+		}
+		pl.sessions[name] = sess
+	}
+	return nil
 }
 
 func (pl *pgLedger) closeSessions() {
