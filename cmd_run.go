@@ -33,6 +33,8 @@ func runScenario(ctx context.Context, args []string, stdout io.Writer) error {
 	script := fs.String("script", "", "the events to play, e.g. 'deliver msg-1 lose-ack; redeliver msg-1' (default: the scenario's)")
 	seed := fs.Int64("seed", 0, "seed for the scheduler's choices between workers")
 	asJSON := fs.Bool("json", false, "print the whole trace as JSON instead of the verdict table")
+	ledgerName := fs.String("ledger", "sqlite", "the ledgers' database: "+strings.Join(playground.LedgerNames(), ", "))
+	ledgerDatabase := fs.String("ledger-database", "", "a PostgreSQL server for postgres-* ledgers (postgres://…); its user creates a schema and a role for the run and drops them after")
 	// The scenario may come before or after the flags.
 	var scenario string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -56,6 +58,16 @@ func runScenario(ctx context.Context, args []string, stdout io.Writer) error {
 		if h = strings.TrimSpace(h); h != "" {
 			req.Handlers = append(req.Handlers, h)
 		}
+	}
+	pg, err := openRunLedgers(ctx, *ledgerName, *ledgerDatabase)
+	if err != nil {
+		return err
+	}
+	if pg != nil {
+		defer pg.Close()
+	}
+	if req.Ledger, err = playground.ParseLedger(*ledgerName, pg); err != nil {
+		return &inputError{fmt.Errorf("run: %w", err)}
 	}
 	trace, err := playground.Run(ctx, req)
 	if err != nil {

@@ -39,6 +39,7 @@ type serveConfig struct {
 	TrustProxy     bool
 	DebugAddr      string
 	Workshop       workshopFlags
+	LedgerDatabase string // PostgreSQL for playground ledgers (cmd_run_postgres.go)
 }
 
 // parseServeConfig reads the serve flags, each falling back to its
@@ -58,6 +59,7 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", getenv("IDEMLAB_TRUST_PROXY") == "1", "behind a reverse proxy: a client is the last X-Forwarded-For address, for its share of runs (env IDEMLAB_TRUST_PROXY=1)")
 	fs.StringVar(&cfg.DebugAddr, "debug-addr", getenv("IDEMLAB_DEBUG_ADDR"), "serve net/http/pprof on this separate HOST:PORT, e.g. 127.0.0.1:6060 (env IDEMLAB_DEBUG_ADDR; default off)")
 	addWorkshopFlags(fs, getenv, &cfg.Workshop)
+	fs.StringVar(&cfg.LedgerDatabase, "ledger-database", getenv("IDEMLAB_LEDGER_DATABASE"), "a PostgreSQL server for playground ledgers, postgres://… (env IDEMLAB_LEDGER_DATABASE; default: SQLite only); playgrounds gain a ledger switch")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return cfg, err
 	}
@@ -163,7 +165,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeStore()
+	ledgers, err := openServeLedgers(ctx, cfg.LedgerDatabase)
+	if err != nil {
+		return err
+	}
+	if ledgers != nil {
+		defer ledgers.Close()
+	}
 	site, err := web.NewServer(web.Config{
+		Ledgers:        ledgers,
 		PublicURL:      cfg.PublicURL,
 		FrameAncestors: cfg.FrameAncestors,
 		Logger:         logger,

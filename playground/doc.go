@@ -137,6 +137,9 @@
 //	                    statements before any @on handle every kind without a section of its own
 //	@stop-if-no-rows    after INSERT/UPDATE/DELETE: if it changed no rows, stop and ack
 //	@stop-if-found      after SELECT: if it returned a row, stop and ack
+//	@retry-on serialization_failure
+//	                    on a PostgreSQL ledger, a transaction that fails with 40001 or 40P01
+//	                    rolls back and runs again from its BEGIN (else: no ack)
 //
 // Stopping rolls back an open transaction. Statements may be SELECT, INSERT,
 // UPDATE, DELETE, REPLACE, BEGIN, COMMIT (END) and ROLLBACK; a section must
@@ -158,6 +161,17 @@
 // coalesce, max, count, …); the parser checks each statement against the
 // same authorizer (sandboxAuthorizer, sandbox.go). The built-in handlers are
 // trusted and run without it.
+//
+// PostgreSQL ledgers (Request.Ledger, pgledger.go): the same engine runs a
+// handler on a schema of a PostgreSQL server at READ COMMITTED, REPEATABLE
+// READ or SERIALIZABLE. Each worker is a real session; a statement that
+// waits on a lock is a "blocked" step naming the transaction it waits on
+// (pg_blocking_pids), and it resolves as PostgreSQL resolves it (0 rows,
+// 23505, 40001, 40P01) when the scheduler has run the others. A learner's
+// handler for PostgreSQL is parsed with ParseHandlerFor: SQLite-only syntax
+// is an error with PostgreSQL's way as a hint, and statements may name only
+// the ledger tables and a short list of functions; the schema's role has
+// privileges on those four tables and nothing else.
 //
 // # Verdict
 //

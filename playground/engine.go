@@ -27,10 +27,16 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 		Scenario: sc.Name, Title: sc.Title, Script: script.String(), Seed: req.Seed,
 		TickUnit: sc.TickUnit, Settings: sc.Settings, Workers: sc.Workers, Messages: sc.Messages,
 	}
+	if err := req.Ledger.check(handlers); err != nil {
+		return nil, err
+	}
+	if req.Ledger.Postgres != nil {
+		t.Ledger = req.Ledger.Name()
+	}
 	m := newMeter(req.Budget) // one budget for every handler of the run (budget.go)
 	defer m.stop(req.Usage)
 	for i, h := range handlers {
-		ht, refusals, err := runHandler(ctx, m, sc, tmpl, h, script, req.Seed, i, req.Probe)
+		ht, refusals, err := runHandler(ctx, m, sc, tmpl, req.Ledger.forLedger(h), script, req.Seed, i, req.Probe, req.Ledger)
 		if err != nil {
 			return nil, err
 		}
@@ -127,6 +133,7 @@ type job struct {
 	leaseEnd     int64
 	leaseExpired bool
 	filterDone   bool
+	retries      int // @retry-on serialization_failure retries so far
 }
 
 // msgState is one message id at the broker: the copies the producer
@@ -231,13 +238,25 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 	return s
 }
 
-func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int, probe *Probe) (*HandlerTrace, []string, error) {
-	l, err := acquireLedger(tmpl, !isBuiltinHandler(h))
+func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, h *Handler, script *Script, seed int64, index int, probe *Probe, lg Ledger) (*HandlerTrace, []string, error) {
+	var l *ledger
+	var err error
+	if lg.Postgres != nil {
+		l, err = lg.acquire(ctx, tmpl)
+	} else {
+		l, err = acquireLedger(tmpl, !isBuiltinHandler(h))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	ok := false // the run ended normally: its ledger may be reused
-	defer func() { releaseLedger(l, ok) }()
+	defer func() {
+		if l.pg != nil {
+			l.pg.release()
+		} else {
+			releaseLedger(l, ok)
+		}
+	}()
 	s := newSim(ctx, sc, h, l)
 	s.meter = m
 	s.steps = make([]Step, 0, min(8*len(script.Events), 512))
@@ -309,7 +328,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 	last := ht.Frames[len(ht.Frames)-1]
 	ht.Expected, ht.Actual, ht.Ledger = last.Expected, last.Actual, last.Ledger
 	s.verdict(ht, script)
-	if testHookBeforeClose != nil {
+	if testHookBeforeClose != nil && l.pg == nil {
 		testHookBeforeClose(l)
 	}
 	ok = true
@@ -630,6 +649,9 @@ func (s *sim) prune(ev Event) error {
 		return err
 	}
 	res := janitor.exec(s.ctx, q, []driver.NamedValue{{Name: "cutoff", Ordinal: 1, Value: cutoff}}, false)
+	if res.Waiting { // PostgreSQL: a worker's transaction holds rows it would delete
+		res = s.pgJanitorGivesUp(janitor, res)
+	}
 	st := Step{Kind: StepPrune, Worker: "janitor", SQL: q, Args: []Arg{{"cutoff", cutoff}},
 		Note: fmt.Sprintf("delete dedupe rows older than %d ticks", older)}
 	if res.Err != nil {

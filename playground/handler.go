@@ -18,6 +18,10 @@ type Handler struct {
 	Source      string `json:"source"`
 	// Filter is true when the handler keeps an in-process set of ids.
 	Filter bool `json:"filter"`
+	// RetryOnSerializationFailure (@retry-on serialization_failure): on a
+	// PostgreSQL ledger, a transaction that fails with 40001 or 40P01 runs
+	// again from its BEGIN (pgsession.go).
+	RetryOnSerializationFailure bool `json:"retry_on_serialization_failure,omitempty"`
 
 	sections map[string][]*statement // message kind (or "*") → statements
 }
@@ -109,6 +113,12 @@ func ParseHandler(name, source string) (*Handler, error) {
 }
 
 func parseHandler(name, source string) (*Handler, int, error) {
+	return parseHandlerChecked(name, source, checkSQL)
+}
+
+// parseHandlerChecked parses a handler whose statements check accepts
+// (checkSQL for SQLite, pgCheckSQL for PostgreSQL).
+func parseHandlerChecked(name, source string, check func(*statement) error) (*Handler, int, error) {
 	if err := checkHandlerName(name); err != nil {
 		return nil, 0, err
 	}
@@ -173,6 +183,14 @@ func parseHandler(name, source string) (*Handler, int, error) {
 					return nil, lineNo, fmt.Errorf("@filter takes no argument")
 				}
 				h.Filter = true
+			case "retry-on":
+				if err := once(); err != nil {
+					return nil, lineNo, err
+				}
+				if arg != "serialization_failure" {
+					return nil, lineNo, fmt.Errorf("@retry-on takes serialization_failure (PostgreSQL's 40001 and 40P01), not %q", clip(arg))
+				}
+				h.RetryOnSerializationFailure = true
 			case "on":
 				if !contains(messageKinds, arg) {
 					return nil, lineNo, fmt.Errorf("@on takes a message kind (%s), not %q", strings.Join(messageKinds, ", "), clip(arg))
@@ -253,7 +271,7 @@ func parseHandler(name, source string) (*Handler, int, error) {
 	}
 	for _, stmts := range h.sections {
 		for _, st := range stmts {
-			if err := checkSQL(st); err != nil {
+			if err := check(st); err != nil {
 				return nil, st.Line, err
 			}
 		}

@@ -213,6 +213,8 @@ type ledger struct {
 	restored  bool            // pages were restored with the backup API: never pooled
 	dirty     map[string]bool // tables with committed changes since the last reset
 	idleSince time.Time       // in the pool
+
+	pg *pgLedger // a PostgreSQL ledger (pgledger.go); nil: this SQLite one
 }
 
 type dbConn struct {
@@ -235,6 +237,8 @@ type dbConn struct {
 	stmt         []rowChange // changes of the statement being executed
 	commitSeen   bool
 	rollbackSeen bool
+
+	pg *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
 }
 
 // inTransaction reports whether the connection has a transaction open (as
@@ -412,6 +416,9 @@ func (l *ledger) rows(table string) map[int64][]any { return l.committed[table] 
 // conn returns a worker's own connection: the pinned one for the first
 // worker that asks, a new one for the others.
 func (l *ledger) conn(name string) (*dbConn, error) {
+	if l.pg != nil {
+		return l.pg.conn(l, name)
+	}
 	if c := l.takeFree(name); c != nil {
 		return c, nil
 	}
@@ -431,6 +438,9 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 // (sandboxConfine) and wrapped with its statement deadline (timeout of CPU
 // time): the only kind of connection a learner's SQL runs on.
 func (l *ledger) sandboxedConn(name string, timeout time.Duration) (*dbConn, error) {
+	if l.pg != nil { // confined by its role's privileges (pgledger.go)
+		return l.pg.conn(l, name)
+	}
 	if c := l.takeFree(name); c != nil {
 		if sc, ok := c.conn.(*sandboxConn); ok {
 			sc.timeout = timeout
@@ -454,6 +464,9 @@ func (l *ledger) sandboxedConn(name string, timeout time.Duration) (*dbConn, err
 // janitorConn is the connection prune runs on (the broker's housekeeping,
 // not a worker), opened on first use.
 func (l *ledger) janitorConn() (*dbConn, error) {
+	if l.pg != nil {
+		return l.pg.conn(l, "janitor")
+	}
 	if l.janitor == nil {
 		c, err := sqliteDriver.Open(fileURI(l.path))
 		if err != nil {
@@ -509,9 +522,16 @@ type execResult struct {
 	Changes   []rowChange // made by this statement (visible to its transaction)
 	Committed []rowChange // became visible to everyone with this statement
 	Reverted  []rowChange // undone by a rollback during this statement
+	// Waiting: PostgreSQL has the statement waiting on the locks of the
+	// BlockedBy sessions' transactions; it is still running (pgsession.go).
+	Waiting   bool
+	BlockedBy []string
 }
 
 func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, query bool) execResult {
+	if c.pg != nil {
+		return c.pgExec(ctx, q, args, query)
+	}
 	c.commitSeen, c.rollbackSeen = false, false
 	c.stmt = c.stmt[:0]
 	var res execResult

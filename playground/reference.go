@@ -60,6 +60,8 @@ var handlerDirectives = []DirectiveReference{
 		Example: "SELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"},
 	{Name: "filter", Usage: "@filter", Meaning: "keep an in-process set of ids per worker: a known id skips straight to the ack; an id is added when the handler completes; a crash or restart empties the set",
 		Example: "@filter\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"},
+	{Name: "retry-on", Usage: "@retry-on serialization_failure", Meaning: "on a PostgreSQL ledger, a transaction that fails with a serialization failure (40001) or a deadlock (40P01) rolls back and runs again from its BEGIN; without it the handler fails and the message is not acked",
+		Example: "@retry-on serialization_failure\nBEGIN;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;"},
 	{Name: "description", Usage: "@description TEXT", Meaning: "one line that lists show",
 		Example: "@description Adds the amount to the balance.\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"},
 	{Name: "idempotent", Usage: "@idempotent yes|no", Meaning: "the handler's claim, with @why for its reason",

@@ -35,6 +35,9 @@ type Request struct {
 	// of what the trace is a function of: a run either fits or stops with
 	// a *BudgetError.
 	Budget *Budget
+	// Ledger is the database the run's ledgers live on; the zero value
+	// is SQLite (pgledger.go).
+	Ledger Ledger
 	// Usage, if not nil, receives what the run used of its budget, whether
 	// it finished or not (the server charges a client by it).
 	Usage *Usage

@@ -25,6 +25,8 @@ type Trace struct {
 	// not happen next in any handler's run (the first handler's reason),
 	// or "" when at least one run would act on it.
 	Refusals []string `json:"refusals,omitempty"`
+	// Ledger names a PostgreSQL ledger (ParseLedger); "" for SQLite.
+	Ledger string `json:"ledger,omitempty"`
 }
 
 // EventInfo is one script event. Tick is the clock after the event in the

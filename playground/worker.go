@@ -153,10 +153,17 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		s.busy(w, st, res)
 		return blocked, nil
 	}
+	if res.Waiting {
+		s.pgWaiting(w, st, res)
+		return blocked, nil
+	}
 	w.blockedAt = 0
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 		s.record(st)
+		if s.retryOnSerializationFailure(w, res.Err) {
+			return progressed, nil
+		}
 		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
 			Note: "the handler failed: no ack, so the broker delivers " + j.msg.m.ID + " again after its lease"})
 		if w.db.inTransaction() {

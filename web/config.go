@@ -8,6 +8,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"idemlab/playground"
 )
 
 // Config is what the server needs from the command line. NewServer checks
@@ -35,6 +37,10 @@ type Config struct {
 	TrustProxy bool
 	// Workshop, if not nil, turns on workshop mode (rooms, class view).
 	Workshop *WorkshopConfig
+	// Ledgers, if not nil, lets a playground run on PostgreSQL ledgers
+	// (ledger=postgres-rc|postgres-rr|postgres-serializable in its URL);
+	// nil: SQLite only, and the ledger switch is absent.
+	Ledgers *playground.PostgresLedgers
 }
 
 // ParseFrameAncestors reads a list of frame ancestors as an operator types

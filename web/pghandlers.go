@@ -23,7 +23,7 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 // runPlayground runs a state and computes its view. Bad input is a
 // *playground.InputError (resolvePlayground shows it in place).
 func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
-	req, err := state.request(sc)
+	req, err := state.request(sc, v.ledgers)
 	if err == nil {
 		err = checkPlaceParams(v, place, state)
 	}
@@ -199,7 +199,7 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 		if place.home.events == nil {
 			continue // the script does not parse
 		}
-		req, _ := place.home.request(sc) // no learner's handler: no error
+		req, _ := place.home.request(sc, nil) // no learner's handler, SQLite: no error
 		req.Probe = controlsProbe(sc, place.home)
 		tr, err := playground.Run(context.Background(), req)
 		if err != nil {
@@ -223,7 +223,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, c
 // 400 {"error", "field"} from the one error path, a run over its budget a
 // 422 {"error", "field": "budget", "limit"}.
 func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
-	req, err := requestFromQuery(r.URL.Query())
+	req, err := requestFromQuery(r.URL.Query(), s.ledgers)
 	if err != nil {
 		return err
 	}

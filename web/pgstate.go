@@ -26,6 +26,7 @@ type pgState struct {
 	panels   pgPanels
 	guess    int    // the learner's answer to the block's prediction (1-based); 0: not asked yet
 	exercise string // the exercise a replay came from (exercise=…), for the way back
+	ledger   string // a PostgreSQL ledger's name (ledger=…, playground.ParseLedger); "" = SQLite
 }
 
 // pgPanels are the parts of a playground drawn only when asked for
@@ -139,7 +140,7 @@ func (s pgState) equal(o pgState) bool {
 // sameRun reports that two states run the same thing (they may differ in
 // the cursor, in where deliveries go next and in the panels shown).
 func (s pgState) sameRun(o pgState) bool {
-	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && slices.Equal(s.events, o.events) && s.custom == o.custom && s.seed == o.seed
+	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && slices.Equal(s.events, o.events) && s.custom == o.custom && s.seed == o.seed && s.ledger == o.ledger
 }
 
 // cursor is the number of events shown, given how many the script has.

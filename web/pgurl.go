@@ -31,6 +31,7 @@ const (
 	keyShow     = "show"     // the panels shown, when not the place's default (pgPanels)
 	keyGuess    = "guess"    // the learner's answer to a lesson block's prediction
 	keyExercise = "exercise" // the exercise a replay came from: the way back
+	keyLedger   = "ledger"   // a PostgreSQL ledger (postgres-rc…); absent: SQLite
 
 	// What forms send, folded into a state and redirected away.
 	keyChecked = "h"  // a checked handler box
@@ -60,6 +61,9 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	}
 	if s.seed != 0 {
 		out = append(out, hiddenField{keySeed, strconv.FormatInt(s.seed, 10)})
+	}
+	if s.ledger != "" {
+		out = append(out, hiddenField{keyLedger, s.ledger})
 	}
 	if s.at >= 0 {
 		out = append(out, hiddenField{keyAt, strconv.Itoa(s.at)})
@@ -202,6 +206,14 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 		}
 		s.seed = n
 	}
+	if vs, ok := q[keyLedger]; ok {
+		v := strings.TrimSpace(vs[0])
+		if !slices.Contains(playground.LedgerNames(), v) {
+			return s, false, &playground.InputError{Field: keyLedger, Msg: fmt.Sprintf("unknown ledger %q; ledgers are %s", english.Truncate(v, 40), strings.Join(playground.LedgerNames(), ", "))}
+		}
+		s.ledger = strings.TrimPrefix(v, "sqlite") // the default goes unspelled
+		redirect = redirect || len(vs) > 1 || vs[0] != s.ledger
+	}
 	if v := strings.TrimSpace(q.Get(keyAt)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -278,12 +290,17 @@ func eventFromForm(q url.Values) (playground.Event, error) {
 }
 
 // request is the engine's request for a state of the scenario sc: the
-// learner's handler, if any, parsed and run after the built-ins.
-func (s pgState) request(sc *playground.Scenario) (playground.Request, error) {
+// learner's handler, if any, parsed (for its ledger) and run after the
+// built-ins; a PostgreSQL ledger needs the server's, pg.
+func (s pgState) request(sc *playground.Scenario, pg *playground.PostgresLedgers) (playground.Request, error) {
 	req := sc.NewRequest()
 	req.Handlers, req.Events, req.Seed = s.handlers, s.events, s.seed
+	var err error
+	if req.Ledger, err = playground.ParseLedger(s.ledger, pg); err != nil {
+		return req, err
+	}
 	if s.custom != "" {
-		mine, err := playground.ParseHandler(learnerHandlerName, s.custom)
+		mine, err := playground.ParseHandlerFor(learnerHandlerName, s.custom, req.Ledger)
 		if err != nil {
 			return req, err
 		}
@@ -295,7 +312,7 @@ func (s pgState) request(sc *playground.Scenario) (playground.Request, error) {
 // requestFromQuery reads the JSON API's query
 // (scenario=…&handlers=a,b&script=…&seed=…) with the same decoder, on top
 // of the scenario's defaults.
-func requestFromQuery(q url.Values) (playground.Request, error) {
+func requestFromQuery(q url.Values, pg *playground.PostgresLedgers) (playground.Request, error) {
 	name := strings.TrimSpace(q.Get(keyScenario))
 	if name == "" {
 		return playground.Request{}, &playground.InputError{Field: keyScenario, Msg: "missing; pass scenario=NAME"}
@@ -308,7 +325,7 @@ func requestFromQuery(q url.Values) (playground.Request, error) {
 	if err != nil {
 		return playground.Request{}, err
 	}
-	return s.request(sc)
+	return s.request(sc, pg)
 }
 
 // counterexampleHref opens a counterexample in the full-size playground:
@@ -352,7 +369,7 @@ func sharedPlaygroundQuery(text string) (string, error) {
 	place := pagePlace(sc, false)
 	s, _, err := stateFromQuery(q, place.home, sc.Workers)
 	if err == nil {
-		_, err = s.request(sc)
+		_, err = s.request(sc, nil) // a shared state is replayed on SQLite
 	}
 	if err != nil {
 		return "", &playground.InputError{Field: "playground", Msg: err.Error()}

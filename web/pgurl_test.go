@@ -86,14 +86,14 @@ func TestPlaygroundURL_Encoder(t *testing.T) {
 // TestRequestFromQuery_SameDecoder: the JSON API reads its query with the
 // page's decoder, on top of the scenario's defaults.
 func TestRequestFromQuery_SameDecoder(t *testing.T) {
-	req, err := requestFromQuery(url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}})
+	req, err := requestFromQuery(url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if req.Scenario != "lost-ack" || !reflect.DeepEqual(req.Handlers, []string{"increment", "dedupe-tx"}) || req.Seed != 3 || len(req.Events) != 1 || req.Events[0].Kind != playground.EventDeliver {
 		t.Errorf("request %+v", req)
 	}
-	req, err = requestFromQuery(url.Values{"scenario": {"lost-ack"}})
+	req, err = requestFromQuery(url.Values{"scenario": {"lost-ack"}}, nil)
 	sc, _ := playground.LookupScenario("lost-ack")
 	if err != nil || !reflect.DeepEqual(req.Handlers, sc.Handlers) || !reflect.DeepEqual(req.Events, sc.DefaultEvents()) {
 		t.Errorf("defaults: %+v %v", req, err)
@@ -103,7 +103,7 @@ func TestRequestFromQuery_SameDecoder(t *testing.T) {
 		{"scenario=lost-ack&show=diagram,charts", "show"},
 	} {
 		q, _ := url.ParseQuery(c.q)
-		_, err := requestFromQuery(q)
+		_, err := requestFromQuery(q, nil)
 		if ie, ok := err.(*playground.InputError); !ok || ie.Field != c.field {
 			t.Errorf("%q: error %v, want one on %s", c.q, err, c.field)
 		}
@@ -123,6 +123,9 @@ func FuzzPlaygroundState(f *testing.F) {
 		"script=deliver+msg-1+%23+note%0Acrash+A&seed=-4",
 		"at=-1&seed=9&to=Z",
 		"show=steps,diagram,,sql",
+		"ledger=postgres-rr&script=deliver+msg-1",
+		"ledger=sqlite&ledger=postgres-rc",
+		"ledger=+postgres-serializable+",
 	} {
 		f.Add(seed)
 	}

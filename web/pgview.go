@@ -45,6 +45,8 @@ type playgroundView struct {
 	sqlToggle panelToggle   // inside the step list
 	arrowRef  string        // the diagram's arrowhead marker, url(#…)
 	back      *exerciseBack // the exercise a replay came from (pggoals.go)
+
+	ledgers []actionLink // the ledger switch (pgledger.go); nil without PostgreSQL ledgers
 }
 
 // panelToggle opens or closes a panel: a link to this state with the
@@ -138,6 +140,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 		pv.id = place.block
 	}
 	pv.at = state.cursor(pv.total)
+	pv.ledgers = ledgerSwitch(v, place, state)
 	pv.self = v.path(place.href(state))
 	pv.oembed = v.oembedHref(pageMeta{canonical: place.href(state)})
 	if place.kind != placePage {

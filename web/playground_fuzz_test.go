@@ -26,6 +26,8 @@ func FuzzPlaygroundQuery(f *testing.F) {
 		"pg=pg-1&guess=9&script=deliver+msg-1",
 		"scenario=lost-ack&exercise=dedupe-credit&handler=SELECT+1%3B",
 		"scenario=lost-ack&exercise=nope&guess=x",
+		"scenario=lost-ack&ledger=postgres-rc",
+		"scenario=lost-ack&ledger=oracle",
 	} {
 		f.Add("/playground", seed)
 		f.Add("/lessons/why-twice", seed)

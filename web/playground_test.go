@@ -26,7 +26,7 @@ func livePlayground(t *testing.T, place func(*playground.Scenario) pgPlace, stat
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := state.request(sc)
+	req, err := state.request(sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

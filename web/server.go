@@ -14,6 +14,7 @@ import (
 
 	"idemlab/internal/english"
 	"idemlab/lessons"
+	"idemlab/playground"
 	"idemlab/static"
 )
 
@@ -31,8 +32,9 @@ type Server struct {
 	handler  http.Handler
 	metrics  *metrics
 	limiter  *rateLimiter
-	adm      *admission     // the one path of everything that runs SQL
-	workshop *workshopState // nil: workshop mode is off
+	adm      *admission                  // the one path of everything that runs SQL
+	workshop *workshopState              // nil: workshop mode is off
+	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
@@ -86,6 +88,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		fallback: newPayload([]byte(strings.Replace(fallbackErrorPage, `href="/"`, `href="`+base+`/"`, 1)), ""),
 
 		errorContent: errorPage,
+		ledgers:      cfg.Ledgers,
 	}
 	s.metrics = newMetrics()
 	s.limiter = newRateLimiter(rateLimitPerSecond, rateLimitBurst, cfg.TrustProxy)
@@ -391,7 +394,7 @@ func (c *capturedResponse) WriteHeader(status int) {
 
 // render pre-renders every page of a course.
 func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
-	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course, workshop: s.workshop != nil}
+	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course, workshop: s.workshop != nil, ledgers: s.ledgers}
 	site := &renderedSite{
 		view:    view,
 		lessons: make(map[string]*payload, len(course.Lessons)),

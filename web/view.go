@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"idemlab/lessons"
+	"idemlab/playground"
 )
 
 // Names shown in every page's chrome.
@@ -27,6 +28,8 @@ type siteView struct {
 	// workshop: workshop mode is on, so pages name the workshop assets
 	// for a browser in a room (see pageHead).
 	workshop bool
+	// ledgers: the server's PostgreSQL ledgers (ledger=…); nil: SQLite only.
+	ledgers *playground.PostgresLedgers
 }
 
 // path turns a site path ("/lessons/x") into the href to print.

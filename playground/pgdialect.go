@@ -1,0 +1,304 @@
+package playground
+
+import (
+	"embed"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Handler SQL on PostgreSQL: the same handler scripts run on both ledgers
+// where the SQL is common; what only SQLite reads is refused before the run
+// with a hint at PostgreSQL's way, and the built-in handlers whose
+// PostgreSQL form differs have a variant in handlers/postgres.
+
+// pgPositional rewrites a statement's :name parameters as PostgreSQL's $1,
+// $2… (one number per name, in order of first appearance) and returns the
+// names. Quoted strings, quoted names, comments and :: casts are left alone.
+func pgPositional(q string) (string, []string) {
+	var b strings.Builder
+	var names []string
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(q) {
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			end := min(j+1, len(q))
+			b.WriteString(q[i:end])
+			i = end - 1
+		case strings.HasPrefix(q[i:], "--"):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i - 1
+			}
+			b.WriteString(q[i : i+j+1])
+			i += j
+		case strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			end := len(q)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(q[i:end])
+			i = end - 1
+		case c == ':' && i+1 < len(q) && q[i+1] == ':':
+			b.WriteString("::")
+			i++
+		case c == ':' && i+1 < len(q) && isIdentStart(q[i+1]):
+			j := i + 1
+			for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9') {
+				j++
+			}
+			name := q[i+1 : j]
+			n := indexOf(names, name)
+			if n < 0 {
+				names = append(names, name)
+				n = len(names) - 1
+			}
+			b.WriteString("$" + strconv.Itoa(n+1))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), names
+}
+
+func isIdentStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// pgDialectRules are what SQLite reads and PostgreSQL does not, each with
+// PostgreSQL's way. Each is matched on the statement's upper-cased words,
+// outside quoted strings.
+var pgDialectRules = []struct {
+	words []string // consecutive words that mark it
+	msg   string
+}{
+	{[]string{"INSERT", "OR", "IGNORE"}, "INSERT OR IGNORE is SQLite's; on PostgreSQL write INSERT … ON CONFLICT DO NOTHING"},
+	{[]string{"INSERT", "OR", "REPLACE"}, "INSERT OR REPLACE is SQLite's; on PostgreSQL write INSERT … ON CONFLICT (key) DO UPDATE SET …"},
+	{[]string{"REPLACE", "INTO"}, "REPLACE INTO is SQLite's; on PostgreSQL write INSERT … ON CONFLICT (key) DO UPDATE SET …"},
+	{[]string{"BEGIN", "IMMEDIATE"}, "BEGIN IMMEDIATE is SQLite's; on PostgreSQL write BEGIN (the ledger sets the isolation level)"},
+	{[]string{"BEGIN", "EXCLUSIVE"}, "BEGIN EXCLUSIVE is SQLite's; on PostgreSQL write BEGIN (the ledger sets the isolation level)"},
+	{[]string{"BEGIN", "DEFERRED"}, "BEGIN DEFERRED is SQLite's; on PostgreSQL write BEGIN (the ledger sets the isolation level)"},
+	{[]string{"ROWID"}, "PostgreSQL tables have no rowid (42703); name a column, or use the primary key"},
+	{[]string{"OID"}, "PostgreSQL tables have no rowid or oid (42703); name a column, or use the primary key"},
+	{[]string{"_ROWID_"}, "PostgreSQL tables have no rowid (42703); name a column, or use the primary key"},
+}
+
+// pgWords splits a statement into upper-cased words outside quoted strings
+// and comments; a backquote or a bracket is reported as a word of its own.
+func pgWords(q string) []string {
+	var words []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			words = append(words, strings.ToUpper(cur.String()))
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'':
+			flush()
+			for i++; i < len(q) && q[i] != '\''; i++ {
+			}
+		case strings.HasPrefix(q[i:], "--"):
+			flush()
+			for ; i < len(q) && q[i] != '\n'; i++ {
+			}
+		case c == '`' || c == '[':
+			flush()
+			words = append(words, string(c))
+		case isIdentStart(c) || c >= '0' && c <= '9' || c == '$':
+			cur.WriteByte(c)
+		default:
+			flush()
+			if c == '(' {
+				words = append(words, "(")
+			}
+		}
+	}
+	flush()
+	return words
+}
+
+// pgAllowedCalls are the names a learner's statement may put before '(' on
+// PostgreSQL: tables (a column list), keywords, and plain functions. The
+// role's privileges bound the rest, but a function such as set_config could
+// change the session's own settings, so calls are an allow-list here as on
+// SQLite.
+var pgAllowedCalls = map[string]bool{
+	"ACCOUNTS": true, "ORDERS": true, "SHIPMENTS": true, "PROCESSED_MESSAGES": true,
+	"PG_ADVISORY_XACT_LOCK": true, "HASHTEXT": true,
+	"VALUES": true, "IN": true, "EXISTS": true, "NOT": true, "AND": true, "OR": true, "ON": true, "CONFLICT": true,
+	"WHERE": true, "SELECT": true, "FROM": true, "SET": true, "AS": true, "ANY": true, "ALL": true, "RETURNING": true,
+	"COALESCE": true, "NULLIF": true, "GREATEST": true, "LEAST": true, "ABS": true, "COUNT": true, "SUM": true,
+	"MAX": true, "MIN": true, "LENGTH": true, "LOWER": true, "UPPER": true, "SUBSTR": true, "CONCAT": true,
+}
+
+// checkPostgresDialect refuses a handler whose SQL only SQLite reads, with
+// the line and PostgreSQL's way.
+func checkPostgresDialect(h *Handler) error {
+	for _, kind := range h.Kinds() {
+		for _, st := range h.sections[kind] {
+			if msg := pgDialectProblem(st.SQL); msg != "" {
+				return &InputError{Field: "handler", Line: st.Line,
+					Msg: fmt.Sprintf("handler %s, line %d: %s", clip(h.Name), st.Line, msg)}
+			}
+		}
+	}
+	return nil
+}
+
+// pgDialectProblem says what of q PostgreSQL would not run as SQLite does,
+// or "".
+func pgDialectProblem(q string) string {
+	words := pgWords(q)
+	for _, r := range pgDialectRules {
+		for i := 0; i+len(r.words) <= len(words); i++ {
+			match := true
+			for k, w := range r.words {
+				if words[i+k] != w {
+					match = false
+					break
+				}
+			}
+			if match {
+				return r.msg
+			}
+		}
+	}
+	for i, w := range words {
+		switch {
+		case w == "`" || w == "[":
+			return "quote a name with double quotes on PostgreSQL, not " + w
+		case w == "(" && i > 0 && !pgAllowedCalls[words[i-1]] && words[i-1] != "(":
+			return fmt.Sprintf("%s(…) is not allowed on a PostgreSQL ledger; functions are %s", strings.ToLower(words[i-1]), pgCallList())
+		}
+	}
+	return ""
+}
+
+func pgCallList() string {
+	return "abs, coalesce, concat, count, greatest, hashtext, least, length, lower, max, min, nullif, pg_advisory_xact_lock, substr, sum, upper"
+}
+
+// pgTableWords are the words after which a table name comes; a ledger
+// table is the only kind a learner's statement may name.
+var pgTableWords = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "UPDATE": true}
+
+// pgCheckSQL is checkSQL for PostgreSQL: the dialect, the functions and the
+// tables a learner's statement may use (the ledger role's privileges
+// enforce the tables as well).
+func pgCheckSQL(st *statement) error {
+	if msg := pgDialectProblem(st.SQL); msg != "" {
+		return fmt.Errorf("%s", msg)
+	}
+	words := pgWords(st.SQL)
+	for i, w := range words {
+		if !pgTableWords[w] || i+1 >= len(words) {
+			continue
+		}
+		next := words[i+1]
+		if w == "UPDATE" && next == "SET" { // ON CONFLICT … DO UPDATE SET
+			continue
+		}
+		if !contains(tableOrder, strings.ToLower(next)) {
+			return fmt.Errorf("%s is not a ledger table; tables are %s", strings.ToLower(next), strings.Join(tableOrder, ", "))
+		}
+	}
+	return nil
+}
+
+// ParseHandlerFor parses a learner's handler for the ledger it will run
+// on: on PostgreSQL its SQL is checked by PostgreSQL's rules (so FOR
+// UPDATE and advisory locks are accepted there, SQLite-only syntax is
+// refused with a hint), on SQLite as ParseHandler does.
+func ParseHandlerFor(name, source string, lg Ledger) (*Handler, error) {
+	if lg.Postgres == nil {
+		return ParseHandler(name, source)
+	}
+	h, line, err := parseHandlerChecked(name, source, pgCheckSQL)
+	if err != nil {
+		where := "handler " + clip(name)
+		if line > 0 {
+			where += fmt.Sprintf(", line %d", line)
+		}
+		return nil, &InputError{Field: "handler", Msg: where + ": " + err.Error(), Line: line}
+	}
+	return h, nil
+}
+
+//go:embed handlers/postgres/*.handler
+var pgHandlerFiles embed.FS
+
+// pgVariants are the built-in handlers whose PostgreSQL form differs: on
+// REPEATABLE READ and SERIALIZABLE a concurrent duplicate raises 40001
+// instead of skipping, so the handlers that skip a duplicate also retry on
+// a serialization failure.
+var pgVariants = func() map[string]*Handler {
+	m := map[string]*Handler{}
+	entries, err := pgHandlerFiles.ReadDir("handlers/postgres")
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".handler")
+		src, err := pgHandlerFiles.ReadFile("handlers/postgres/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		h, err := ParseHandler(name, string(src))
+		if err != nil {
+			panic(fmt.Sprintf("PostgreSQL variant of %s: %v", name, err))
+		}
+		if err := checkPostgresDialect(h); err != nil {
+			panic(fmt.Sprintf("PostgreSQL variant of %s: %v", name, err))
+		}
+		m[name] = h
+	}
+	return m
+}()
+
+// forLedger is the handler a run on the ledger executes: a built-in
+// handler's PostgreSQL variant where it has one.
+func (lg Ledger) forLedger(h *Handler) *Handler {
+	if lg.Postgres != nil && isBuiltinHandler(h) {
+		if v, ok := pgVariants[h.Name]; ok {
+			return v
+		}
+	}
+	return h
+}
+
+// check refuses, before anything runs, handlers the ledger cannot run.
+func (lg Ledger) check(hs []*Handler) error {
+	if lg.Postgres == nil {
+		return nil
+	}
+	for _, h := range hs {
+		if err := checkPostgresDialect(lg.forLedger(h)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

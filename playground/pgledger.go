@@ -1,0 +1,431 @@
+package playground
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// PostgreSQL ledgers. A run's ledger is a schema on a PostgreSQL server
+// instead of a SQLite file: the engine (engine.go, worker.go) is the same,
+// and the seam is ledger.pg / dbConn.pg (ledger.go) — the Go mirror of the
+// committed rows, the trace's changes and the verdicts are the ones the
+// SQLite ledger feeds. What differs lives in these files:
+//
+//   - pgledger.go: the pool of schemas, each owned by a role of its own,
+//     and its reset (DELETE + refill, a fraction of a millisecond);
+//   - pgsession.go: the workers' sessions, each statement run
+//     asynchronously so that a statement that waits on a lock is seen
+//     waiting (pg_blocking_pids) while the scheduler runs the others;
+//   - pgdialect.go: handler SQL on PostgreSQL (parameters, dialect errors
+//     with hints, the built-in handlers' PostgreSQL variants).
+//
+// The code is in package playground, not a sub-package, because the seam
+// is the engine's unexported connection type: a sub-package would need the
+// engine to export its statement results and row changes for one caller.
+
+// Isolation levels a PostgreSQL ledger runs its workers' transactions at.
+const (
+	IsolationReadCommitted  = "read committed"
+	IsolationRepeatableRead = "repeatable read"
+	IsolationSerializable   = "serializable"
+)
+
+// Ledger picks the database a run's ledgers live on. The zero value is
+// SQLite, the default.
+type Ledger struct {
+	Postgres  *PostgresLedgers // nil: SQLite
+	Isolation string           // with Postgres: one of the Isolation* levels
+}
+
+// ledgerNames maps the names the CLI and the URL use to isolation levels.
+var ledgerNames = []struct{ name, isolation string }{
+	{"postgres-rc", IsolationReadCommitted},
+	{"postgres-rr", IsolationRepeatableRead},
+	{"postgres-serializable", IsolationSerializable},
+}
+
+// LedgerNames lists the names ParseLedger accepts, SQLite first.
+func LedgerNames() []string {
+	out := []string{"sqlite"}
+	for _, n := range ledgerNames {
+		out = append(out, n.name)
+	}
+	return out
+}
+
+// ParseLedger reads a ledger name ("sqlite", "postgres-rc", "postgres-rr",
+// "postgres-serializable"); a PostgreSQL name needs pg, the server's
+// PostgreSQL ledgers.
+func ParseLedger(name string, pg *PostgresLedgers) (Ledger, error) {
+	if name == "" || name == "sqlite" {
+		return Ledger{}, nil
+	}
+	for _, n := range ledgerNames {
+		if n.name == name {
+			if pg == nil {
+				return Ledger{}, &InputError{Field: "ledger", Msg: name + " needs a PostgreSQL server for ledgers, and none is configured (-ledger-database URL)"}
+			}
+			return Ledger{Postgres: pg, Isolation: n.isolation}, nil
+		}
+	}
+	return Ledger{}, &InputError{Field: "ledger", Msg: fmt.Sprintf("unknown ledger %q; ledgers are %s", clip(name), strings.Join(LedgerNames(), ", "))}
+}
+
+// Name is the ledger's name as ParseLedger reads it.
+func (lg Ledger) Name() string {
+	for _, n := range ledgerNames {
+		if lg.Postgres != nil && n.isolation == lg.Isolation {
+			return n.name
+		}
+	}
+	return "sqlite"
+}
+
+// PostgresLedgers is a bounded pool of ledger schemas on one PostgreSQL
+// server. Each schema belongs to a login role of its own that may only
+// read and write the four ledger tables of that schema (not a superuser,
+// no CREATE anywhere, no other schema), with statement_timeout,
+// lock_timeout and idle_in_transaction_session_timeout set on the role,
+// and a short deadlock_timeout so that PostgreSQL reports a deadlock
+// (40P01) within milliseconds.
+type PostgresLedgers struct {
+	admin  *pgconn.Config
+	prefix string
+	free   chan *pgLedger
+	all    []*pgLedger
+}
+
+// Timeouts set on every ledger role.
+const (
+	pgStatementTimeout = 2 * time.Second
+	pgLockTimeout      = 3 * time.Second
+	pgIdleInTxTimeout  = 10 * time.Second
+	// pgDeadlockTimeout is how long a waiting statement waits before
+	// PostgreSQL looks for a deadlock; pgDeadlockSettle is how long the
+	// scheduler lets a statement it has just seen waiting run that check,
+	// so that the check of an earlier waiter never races a later one's:
+	// the transaction that closes a cycle is the one PostgreSQL aborts,
+	// whatever the machine's load (see pgsession.go).
+	pgDeadlockTimeout = 2 * time.Millisecond
+	pgDeadlockSettle  = 8 * time.Millisecond
+)
+
+// OpenPostgresLedgers creates size ledger schemas, and a role for each, on
+// the server at url (whose user must be allowed to create roles and
+// schemas; a superuser for the short deadlock_timeout). Names start with
+// prefix (letters, digits and '_'), so that several servers can share a
+// cluster; schemas left by an earlier process with the same prefix are
+// dropped first. Close drops them.
+func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix string) (*PostgresLedgers, error) {
+	if size < 1 || size > 64 {
+		return nil, fmt.Errorf("ledger pool: size %d; it must be 1 to 64", size)
+	}
+	if prefix == "" || len(prefix) > 40 || strings.Trim(strings.ToLower(prefix), "abcdefghijklmnopqrstuvwxyz0123456789_") != "" || prefix[0] >= '0' && prefix[0] <= '9' {
+		return nil, fmt.Errorf("ledger pool: prefix %q: letters, digits and '_', at most 40, not starting with a digit", prefix)
+	}
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("ledger database: %w", err)
+	}
+	admin, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("ledger database: %w", err)
+	}
+	defer admin.Close(context.Background())
+	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size)}
+	for i := 1; i <= size; i++ {
+		name := p.prefix + "_" + strconv.Itoa(i)
+		var b [16]byte
+		rand.Read(b[:])
+		pl := &pgLedger{pool: p, schema: name, password: hex.EncodeToString(b[:]), sessions: map[string]*pgSession{}}
+		if err := pl.create(ctx, admin); err != nil {
+			p.Close()
+			return nil, err
+		}
+		if err := pl.warm(ctx); err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.all = append(p.all, pl)
+		p.free <- pl
+	}
+	return p, nil
+}
+
+// Size is the number of ledgers in the pool: runs on PostgreSQL at once.
+func (p *PostgresLedgers) Size() int { return len(p.all) }
+
+// Close closes every session and drops the pool's schemas and roles.
+func (p *PostgresLedgers) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, pl := range p.all {
+		pl.closeSessions()
+	}
+	admin, err := pgconn.ConnectConfig(ctx, p.admin)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(ctx)
+	for _, pl := range p.all {
+		if err := execAll(ctx, admin, pl.dropSQL()); err != nil {
+			return err
+		}
+	}
+	p.all = nil
+	return nil
+}
+
+// pgLedger is one schema of the pool, with its role's sessions (kept open
+// between runs: a new connection costs more than a whole click).
+type pgLedger struct {
+	pool     *PostgresLedgers
+	schema   string // also the role's name
+	password string
+	monitor  *pgSession            // resets the ledger and asks pg_blocking_pids
+	sessions map[string]*pgSession // workers' sessions by worker name, and the janitor's
+
+	// During a run.
+	ctx       context.Context
+	l         *ledger
+	isolation string
+	nextRowID map[string]int64 // table → rowid the next inserted row gets
+}
+
+func execAll(ctx context.Context, c *pgconn.PgConn, sql string) error {
+	_, err := c.Exec(ctx, sql).ReadAll()
+	return err
+}
+
+func (pl *pgLedger) dropSQL() string {
+	return fmt.Sprintf("DROP SCHEMA IF EXISTS %[1]s CASCADE; DROP ROLE IF EXISTS %[1]s;", pl.schema)
+}
+
+// pgSchemaSQL is schemaSQL in PostgreSQL's types (bigint for ticks: an
+// integer is 4 bytes there), with a trigger on every table that tells the
+// session which rows a statement changed (a NOTICE: no write, no read, so
+// no lock and no serialization conflict of its own).
+const pgSchemaSQL = `
+CREATE TABLE accounts(id text PRIMARY KEY, balance bigint NOT NULL);
+CREATE TABLE orders(id text PRIMARY KEY, state text NOT NULL, shipped_at bigint);
+CREATE TABLE shipments(order_id text NOT NULL, message_id text NOT NULL, shipped_at bigint NOT NULL);
+CREATE TABLE processed_messages(message_id text PRIMARY KEY, processed_at bigint NOT NULL);
+CREATE FUNCTION idemlab_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE NOTICE USING MESSAGE = 'idemlab-change', DETAIL = json_build_array(TG_TABLE_NAME, lower(TG_OP), to_jsonb(OLD), to_jsonb(NEW))::text;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON orders FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON shipments FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON processed_messages FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+`
+
+// create makes the schema, its tables and its role.
+func (pl *pgLedger) create(ctx context.Context, admin *pgconn.PgConn) error {
+	s := pl.schema
+	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + "ms" }
+	sql := pl.dropSQL() + fmt.Sprintf(`
+CREATE ROLE %[1]s LOGIN PASSWORD '%[2]s' NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS CONNECTION LIMIT %[3]d;
+ALTER ROLE %[1]s SET search_path = %[1]s;
+ALTER ROLE %[1]s SET statement_timeout = '%[4]s';
+ALTER ROLE %[1]s SET lock_timeout = '%[5]s';
+ALTER ROLE %[1]s SET idle_in_transaction_session_timeout = '%[6]s';
+CREATE SCHEMA %[1]s;
+SET LOCAL search_path = %[1]s;
+%[7]s
+REVOKE ALL ON FUNCTION idemlab_change() FROM PUBLIC;
+GRANT USAGE ON SCHEMA %[1]s TO %[1]s;
+GRANT SELECT, INSERT, UPDATE, DELETE ON accounts, orders, shipments, processed_messages TO %[1]s;
+`, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL)
+	if err := execAll(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
+		return fmt.Errorf("ledger schema %s: %w", s, err)
+	}
+	// deadlock_timeout is a superuser's setting: without it, PostgreSQL
+	// still detects deadlocks, after its default second.
+	if err := execAll(ctx, admin, fmt.Sprintf("ALTER ROLE %s SET deadlock_timeout = '%s'", s, ms(pgDeadlockTimeout))); err != nil {
+		return fmt.Errorf("ledger role %s: setting deadlock_timeout needs a superuser: %w", s, err)
+	}
+	return nil
+}
+
+// connect opens a session as the ledger's role.
+func (pl *pgLedger) connect(ctx context.Context, name string) (*pgSession, error) {
+	cfg := pl.pool.admin.Copy()
+	cfg.User, cfg.Password = pl.schema, pl.password
+	cfg.RuntimeParams = map[string]string{"application_name": "idemlab ledger " + name}
+	sess := &pgSession{name: name, ledger: pl}
+	cfg.OnNotice = sess.notice
+	c, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("ledger session: %w", err)
+	}
+	sess.conn, sess.pid = c, c.PID()
+	return sess, nil
+}
+
+// warm opens the monitor and the sessions of the workers most scenarios
+// have, so that a first click does not pay for connections.
+func (pl *pgLedger) warm(ctx context.Context) error {
+	m, err := pl.connect(ctx, "monitor")
+	if err != nil {
+		return err
+	}
+	pl.monitor = m
+	for _, name := range []string{"A", "B"} {
+		sess, err := pl.connect(ctx, name)
+		if err != nil {
+			return err
+		}
+		pl.sessions[name] = sess
+	}
+	return nil
+}
+
+func (pl *pgLedger) closeSessions() {
+	for _, sess := range pl.sessions {
+		sess.conn.Close(context.Background())
+	}
+	clear(pl.sessions)
+	if pl.monitor != nil {
+		pl.monitor.conn.Close(context.Background())
+		pl.monitor = nil
+	}
+}
+
+// acquire takes a free ledger (waiting for one until ctx ends), resets it to
+// the template's rows and returns the run's mirror of it.
+func (lg Ledger) acquire(ctx context.Context, tmpl *ledgerImage) (*ledger, error) {
+	var pl *pgLedger
+	select {
+	case pl = <-lg.Postgres.free:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := pl.reset(ctx, tmpl); err != nil {
+		pl.closeSessions() // a broken connection is not reused
+		lg.Postgres.free <- pl
+		return nil, err
+	}
+	pl.ctx, pl.isolation = ctx, lg.Isolation
+	l := &ledger{committed: tmpl.rows.clone(), pg: pl}
+	pl.l = l
+	pl.nextRowID = map[string]int64{}
+	for t, rows := range tmpl.rows {
+		for id := range rows {
+			pl.nextRowID[t] = max(pl.nextRowID[t], id+1)
+		}
+	}
+	return l, nil
+}
+
+// release ends the run's use of the ledger: every statement still running
+// is cancelled, every open transaction rolled back, and the ledger goes
+// back to the pool. A session in a state it cannot be sure of is closed.
+func (pl *pgLedger) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name, sess := range pl.sessions {
+		if err := sess.abandon(ctx); err != nil {
+			sess.conn.Close(ctx)
+			delete(pl.sessions, name)
+		}
+	}
+	pl.l, pl.ctx = nil, nil
+	pl.pool.free <- pl
+}
+
+// reset puts the ledger back to the template's rows in one round trip:
+// DELETE + refill, a fraction of a millisecond (a fresh schema costs
+// several milliseconds, TRUNCATE too).
+func (pl *pgLedger) reset(ctx context.Context, tmpl *ledgerImage) error {
+	if pl.monitor != nil && pl.monitor.conn.IsClosed() {
+		pl.monitor = nil
+	}
+	if pl.monitor == nil {
+		m, err := pl.connect(ctx, "monitor")
+		if err != nil {
+			return err
+		}
+		pl.monitor = m
+	}
+	var b strings.Builder
+	b.WriteString("BEGIN; DELETE FROM accounts; DELETE FROM orders; DELETE FROM shipments; DELETE FROM processed_messages;")
+	for _, t := range tableOrder {
+		rows := tmpl.rows[t]
+		ids := make([]int64, 0, len(rows))
+		for id := range rows {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		for _, id := range ids {
+			fmt.Fprintf(&b, " INSERT INTO %s(%s) VALUES (", t, strings.Join(tableColumns[t], ", "))
+			for i, v := range rows[id] {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(pgLiteral(v))
+			}
+			b.WriteString(");")
+		}
+	}
+	b.WriteString(" COMMIT;")
+	pl.monitor.notices = nil
+	err := execAll(ctx, pl.monitor.conn, b.String())
+	pl.monitor.notices = nil
+	if err != nil {
+		return fmt.Errorf("ledger reset: %w", err)
+	}
+	return nil
+}
+
+// pgLiteral writes a template value (text, integer or null) as SQL.
+func pgLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
+}
+
+// conn returns a worker's session at the run's isolation level.
+func (pl *pgLedger) conn(l *ledger, name string) (*dbConn, error) {
+	for _, c := range l.conns {
+		if c.name == name {
+			return c, nil
+		}
+	}
+	sess := pl.sessions[name]
+	if sess != nil && sess.conn.IsClosed() {
+		delete(pl.sessions, name)
+		sess = nil
+	}
+	if sess == nil {
+		var err error
+		if sess, err = pl.connect(pl.ctx, name); err != nil {
+			return nil, err
+		}
+		pl.sessions[name] = sess
+	}
+	if sess.isolation != pl.isolation {
+		if err := execAll(pl.ctx, sess.conn, "SET default_transaction_isolation = '"+pl.isolation+"'"); err != nil {
+			return nil, fmt.Errorf("ledger session: %w", err)
+		}
+		sess.isolation = pl.isolation
+	}
+	dc := &dbConn{l: l, name: name, pg: sess}
+	l.conns = append(l.conns, dc)
+	return dc, nil
+}

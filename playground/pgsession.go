@@ -1,0 +1,461 @@
+package playground
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// A worker's PostgreSQL session. Each statement runs in a goroutine of its
+// own; the engine waits until it has *settled*: either it finished, or
+// PostgreSQL has it waiting on a lock (pg_blocking_pids names the sessions
+// it waits for). A waiting statement stays in flight while the scheduler
+// runs the other workers; after every statement the engine runs, every
+// statement in flight settles again, so which statements finished before
+// the next one runs is decided by the scheduler's order and PostgreSQL's
+// answers, never by timing: the same script gives the same trace.
+
+// pgSession is one connection of a ledger's role.
+type pgSession struct {
+	name      string
+	ledger    *pgLedger
+	conn      *pgconn.PgConn
+	pid       uint32
+	isolation string
+	notices   []string // row changes reported by the triggers during the statement
+	inflight  *pgStatement
+}
+
+// pgStatement is a statement started on a session.
+type pgStatement struct {
+	sql      string
+	query    bool
+	done     chan struct{}
+	tag      pgconn.CommandTag
+	found    int64
+	err      error
+	notices  []string
+	settled  bool     // seen waiting once: its deadlock check has had its time
+	blockers []string // the sessions it waits for, as last seen
+}
+
+func (sess *pgSession) notice(_ *pgconn.PgConn, n *pgconn.Notice) {
+	if n.Message == "idemlab-change" {
+		sess.notices = append(sess.notices, n.Detail)
+	}
+}
+
+// pgParamTypes: the parameters that are text; the others are bigint.
+var pgTextParams = map[string]bool{"message_id": true, "account_id": true, "order_id": true, "payment_id": true}
+
+const (
+	pgOIDText = 25
+	pgOIDInt8 = 20
+)
+
+// start runs q in a goroutine of its own.
+func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedValue, query bool) {
+	st := &pgStatement{sql: q, query: query, done: make(chan struct{})}
+	sess.inflight = st
+	sqlText, names := pgPositional(q)
+	values := make([][]byte, len(names))
+	oids := make([]uint32, len(names))
+	for i, name := range names {
+		oids[i] = pgOIDInt8
+		if pgTextParams[name] {
+			oids[i] = pgOIDText
+		}
+		for _, a := range args {
+			if a.Name == name && a.Value != nil {
+				values[i] = []byte(valueText(a.Value))
+			}
+		}
+	}
+	sess.notices = nil
+	go func() {
+		defer close(st.done)
+		rr := sess.conn.ExecParams(ctx, sqlText, values, oids, nil, nil)
+		for rr.NextRow() {
+			st.found++
+		}
+		st.tag, st.err = rr.Close()
+		st.notices = sess.notices
+	}()
+}
+
+// settle waits until the statement in flight on sess has finished (true)
+// or waits on a lock (false, with its blockers named).
+func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
+	st := sess.inflight
+	poll := 500 * time.Microsecond
+	deadline := time.Now().Add(pgLockTimeout + time.Second)
+	for {
+		select {
+		case <-st.done:
+			return true, nil
+		case <-time.After(poll):
+		}
+		pids, err := pl.blockingPIDs(sess.pid)
+		if err != nil {
+			return false, err
+		}
+		if len(pids) > 0 {
+			if !st.settled {
+				// Let PostgreSQL run this wait's deadlock check before
+				// anything else runs (pgDeadlockSettle).
+				st.settled = true
+				select {
+				case <-st.done:
+					return true, nil
+				case <-time.After(pgDeadlockSettle):
+				}
+				if pids, err = pl.blockingPIDs(sess.pid); err != nil {
+					return false, err
+				}
+				if len(pids) == 0 {
+					continue
+				}
+			}
+			st.blockers = pl.namesOf(pids)
+			return false, nil
+		}
+		if time.Now().After(deadline) {
+			return false, fmt.Errorf("ledger session %s: a statement neither finished nor waited on a lock within %s", sess.name, pgLockTimeout)
+		}
+		poll = min(2*poll, 5*time.Millisecond)
+	}
+}
+
+func (pl *pgLedger) blockingPIDs(pid uint32) ([]uint32, error) {
+	rr := pl.monitor.conn.ExecParams(pl.ctx, "SELECT unnest(pg_blocking_pids($1))", [][]byte{[]byte(strconv.FormatUint(uint64(pid), 10))}, []uint32{23}, nil, nil)
+	var out []uint32
+	for rr.NextRow() {
+		n, _ := strconv.ParseUint(string(rr.Values()[0]), 10, 32)
+		out = append(out, uint32(n))
+	}
+	_, err := rr.Close()
+	return out, err
+}
+
+// namesOf names the run's sessions among pids, in worker order.
+func (pl *pgLedger) namesOf(pids []uint32) []string {
+	var out []string
+	for _, name := range pl.sessionOrder() {
+		if slices.Contains(pids, pl.sessions[name].pid) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"another session"}
+	}
+	return out
+}
+
+// sessionOrder is the sessions' names, sorted: a deterministic order.
+func (pl *pgLedger) sessionOrder() []string {
+	names := make([]string, 0, len(pl.sessions))
+	for n := range pl.sessions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// settleAll settles every statement in flight.
+func (pl *pgLedger) settleAll() error {
+	for _, name := range pl.sessionOrder() {
+		if sess := pl.sessions[name]; sess.inflight != nil {
+			if _, err := pl.settle(sess); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// abandon cancels the statement in flight, if any, and rolls back the open
+// transaction: what a connection that closes does to its work.
+func (sess *pgSession) abandon(ctx context.Context) error {
+	if st := sess.inflight; st != nil {
+		select {
+		case <-st.done:
+		default:
+			if err := sess.conn.CancelRequest(ctx); err != nil {
+				return err
+			}
+			select {
+			case <-st.done:
+			case <-time.After(5 * time.Second):
+				return fmt.Errorf("ledger session %s: a cancelled statement did not end", sess.name)
+			}
+		}
+		sess.inflight = nil
+	}
+	if sess.conn.TxStatus() != 'I' {
+		sess.notices = nil
+		if err := execAll(ctx, sess.conn, "ROLLBACK"); err != nil {
+			return err
+		}
+	}
+	sess.notices = nil
+	return nil
+}
+
+// pgExec is dbConn.exec on a PostgreSQL session: the statement's result in
+// the engine's terms, or Waiting while PostgreSQL has it waiting on a lock.
+func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue, query bool) (res execResult) {
+	sess, pl := c.pg, c.pg.ledger
+	defer func() {
+		if err := pl.settleAll(); err != nil && res.Err == nil {
+			res.Err = err
+		}
+		// A statement in flight is a transaction open (an autocommitted
+		// statement is one too): a crash must roll it back.
+		c.inTx = sess.inflight != nil || sess.conn.TxStatus() != 'I'
+	}()
+	if st := sess.inflight; st != nil && (st.sql != q || q == "ROLLBACK") {
+		// The worker gives up on a waiting statement (a crash).
+		if err := sess.abandon(ctx); err != nil {
+			return execResult{Err: err}
+		}
+		res.Reverted, c.pending = c.pending, nil
+		return res
+	}
+	if sess.inflight == nil {
+		sess.start(ctx, q, args, query)
+	}
+	done, err := pl.settle(sess)
+	if err != nil {
+		return execResult{Err: err}
+	}
+	st := sess.inflight
+	if !done {
+		res.Waiting, res.BlockedBy = true, st.blockers
+		return res
+	}
+	sess.inflight = nil
+	res.Err = st.err
+	if res.Err == nil {
+		if query {
+			res.Found = st.found
+		} else {
+			res.Rows = st.tag.RowsAffected()
+		}
+	} else if errors.Is(res.Err, context.Canceled) || errors.Is(res.Err, context.DeadlineExceeded) {
+		return res
+	}
+	changes, err := c.pgChanges(st.notices)
+	if err != nil {
+		return execResult{Err: err}
+	}
+	if res.Err == nil {
+		res.Changes = changes
+		c.pending = append(c.pending, changes...)
+	}
+	if sess.conn.TxStatus() == 'I' {
+		// The transaction ended: committed, unless it failed or rolled
+		// back (a COMMIT of a failed transaction answers ROLLBACK).
+		if res.Err == nil && st.tag.String() != "ROLLBACK" {
+			res.Committed = c.pending
+			c.l.apply(res.Committed)
+		} else {
+			res.Reverted = c.pending
+		}
+		c.pending = nil
+	}
+	return res
+}
+
+// pgChanges turns the triggers' notices into the engine's row changes,
+// giving each row the rowid the Go mirror knows it by.
+func (c *dbConn) pgChanges(notices []string) ([]rowChange, error) {
+	var out []rowChange
+	pl := c.pg.ledger
+	for _, n := range notices {
+		var parts []json.RawMessage
+		if err := json.Unmarshal([]byte(n), &parts); err != nil || len(parts) != 4 {
+			return nil, fmt.Errorf("ledger change %q: %v", n, err)
+		}
+		var table, op string
+		json.Unmarshal(parts[0], &table)
+		json.Unmarshal(parts[1], &op)
+		cols, ok := tableColumns[table]
+		if !ok {
+			return nil, fmt.Errorf("ledger change on unknown table %q", table)
+		}
+		before, err := pgRow(cols, parts[2])
+		if err != nil {
+			return nil, err
+		}
+		after, err := pgRow(cols, parts[3])
+		if err != nil {
+			return nil, err
+		}
+		ch := rowChange{Table: table, Op: op, Before: before, After: after, Message: c.message}
+		if before != nil {
+			ch.OldRowID = c.pgRowID(table, before, out)
+			ch.NewRowID = ch.OldRowID
+		}
+		if op == "insert" {
+			ch.NewRowID = pl.nextRowID[table]
+			pl.nextRowID[table]++
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// pgRow reads a row that to_jsonb wrote (null: none) in the table's column
+// order, with integers as int64 as SQLite gives them.
+func pgRow(cols []string, raw json.RawMessage) ([]any, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("ledger row %s: %w", raw, err)
+	}
+	vals := make([]any, len(cols))
+	for i, col := range cols {
+		switch v := m[col].(type) {
+		case json.Number:
+			if n, err := v.Int64(); err == nil {
+				vals[i] = n
+			} else {
+				f, _ := v.Float64()
+				vals[i] = f
+			}
+		default:
+			vals[i] = v
+		}
+	}
+	return vals, nil
+}
+
+// pgRowID finds the rowid of the row a statement updated or deleted: a row
+// this transaction wrote (latest first), else a committed row with the same
+// values (the lowest rowid among identical rows).
+func (c *dbConn) pgRowID(table string, before []any, stmt []rowChange) int64 {
+	same := func(a, b []any) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	mine := append(append([]rowChange(nil), c.pending...), stmt...)
+	for i := len(mine) - 1; i >= 0; i-- {
+		if ch := mine[i]; ch.Table == table && ch.After != nil && same(ch.After, before) {
+			return ch.NewRowID
+		}
+	}
+	rows := c.l.committed[table]
+	ids := make([]int64, 0, len(rows))
+	for id := range rows {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if same(rows[id], before) {
+			return id
+		}
+	}
+	if table != "shipments" { // the same primary key, another version
+		for _, id := range ids {
+			if rows[id][0] == before[0] {
+				return id
+			}
+		}
+	}
+	pl := c.pg.ledger
+	pl.nextRowID[table]++
+	return pl.nextRowID[table] - 1
+}
+
+// pgWaiting records a statement that PostgreSQL has waiting on a lock.
+func (s *sim) pgWaiting(w *worker, st Step, res execResult) {
+	again := w.blockedAt > 0
+	if !again {
+		s.blockSeq++
+		w.blockedAt = s.blockSeq
+	}
+	st.Kind = StepBlocked
+	who := strings.Join(res.BlockedBy, " and ")
+	if again {
+		st.Note = fmt.Sprintf("%s still waits on %s's transaction", w.name, who)
+	} else {
+		st.Note = fmt.Sprintf("%s waits on %s's transaction: PostgreSQL holds the statement until %s commits or rolls back (pg_blocking_pids); the scheduler runs the others", w.name, who, who)
+	}
+	s.record(st)
+}
+
+// pgSQLState is the SQLSTATE of a PostgreSQL error, or "".
+func pgSQLState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// maxSerializationRetries bounds @retry-on serialization_failure per delivery.
+const maxSerializationRetries = 5
+
+// retryOnSerializationFailure: a handler that declares @retry-on
+// serialization_failure, whose transaction failed with 40001 or 40P01,
+// rolls back and runs again from its BEGIN, as a real consumer's retry loop
+// would. It reports whether it did.
+func (s *sim) retryOnSerializationFailure(w *worker, err error) bool {
+	j := w.job
+	code := pgSQLState(err)
+	if !s.h.RetryOnSerializationFailure || code != "40001" && code != "40P01" || j.retries >= maxSerializationRetries {
+		return false
+	}
+	if j.txStart >= j.pc || j.stmts[j.txStart].Verb != "BEGIN" {
+		return false
+	}
+	for _, st := range j.stmts[j.txStart:j.pc] {
+		if isTxEnd(st.Verb) {
+			return false // the failed statement ran outside the transaction
+		}
+	}
+	j.retries++
+	what := "a serialization failure (40001)"
+	if code == "40P01" {
+		what = "a deadlock (40P01)"
+	}
+	if w.db.inTransaction() {
+		r := s.rollback(w)
+		r.Kind, r.Note = StepRollback, w.name+"'s transaction rolls back after "+what
+	}
+	s.record(Step{Kind: StepNote, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
+		Note: fmt.Sprintf("@retry-on serialization_failure: %s runs its transaction again from statement %d (retry %d)", w.name, j.txStart+1, j.retries)})
+	j.pc = j.txStart
+	return true
+}
+
+// pgJanitorGivesUp cancels a prune that PostgreSQL has waiting on a
+// worker's open transaction: the janitor runs on its own schedule and does
+// not hold up the workers, so the prune does not run now.
+func (s *sim) pgJanitorGivesUp(janitor *dbConn, res execResult) execResult {
+	if err := janitor.pg.abandon(s.ctx); err != nil {
+		return execResult{Err: err}
+	}
+	janitor.inTx = false
+	return execResult{Err: fmt.Errorf("the rows to delete are locked by %s's open transaction", strings.Join(res.BlockedBy, " and "))}
+}
