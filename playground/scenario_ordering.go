@@ -147,7 +147,7 @@ func (s *sim) accountPrice(acc *messageAccount, m *Message) {
 // staleDetail says which older change overwrote the newest one.
 func (s *sim) staleDetail(m *Message, acc messageAccount) string {
 	o := s.sc.Message(acc.staleBy)
-	return fmt.Sprintf("%s (version %d) was overwritten by the stale %s (version %d): %s's price is %d, expected %d",
+	return fmt.Sprintf("%s, version %d, was overwritten by the stale %s, version %d: %s's price is %d, expected %d",
 		m.ID, m.Version, o.ID, o.Version, m.SKU, o.Price, m.Price)
 }
 

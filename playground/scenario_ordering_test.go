@@ -48,8 +48,8 @@ func TestStalePrice_Verdicts(t *testing.T) {
 		{"deliver msg-2; deliver msg-1",
 			map[string]string{"set-value": lost, "dedupe-tx": lost, "conditional": lost, "versioned-set": ok},
 			map[string]string{
-				"set-value":   "msg-2 (version 3) was overwritten by the stale msg-1 (version 2): sku-1's price is 1000, expected 1200",
-				"dedupe-tx":   "msg-2 (version 3) was overwritten by the stale msg-1 (version 2): sku-1's price is 1000, expected 1200",
+				"set-value":   "msg-2, version 3, was overwritten by the stale msg-1, version 2: sku-1's price is 1000, expected 1200",
+				"dedupe-tx":   "msg-2, version 3, was overwritten by the stale msg-1, version 2: sku-1's price is 1000, expected 1200",
 				"conditional": "msg-2 was acked but never applied",
 			}},
 		// In publish order every handler is right: order is what they lack.
@@ -58,7 +58,7 @@ func TestStalePrice_Verdicts(t *testing.T) {
 		// A late copy of the older change: the dedupe table knows its id.
 		{"deliver msg-1; deliver msg-2; publish msg-1",
 			map[string]string{"set-value": lost, "dedupe-tx": ok, "conditional": ok, "versioned-set": ok},
-			map[string]string{"set-value": "msg-2 (version 3) was overwritten by the stale msg-1 (version 2): sku-1's price is 1000, expected 1200"}},
+			map[string]string{"set-value": "msg-2, version 3, was overwritten by the stale msg-1, version 2: sku-1's price is 1000, expected 1200"}},
 		// The newest change redelivered after the stale one puts it right,
 		// except where the dedupe table skips the redelivery.
 		{"deliver msg-2 lose-ack; deliver msg-1; redeliver msg-2",
