@@ -3,6 +3,7 @@ package playground
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,5 +143,27 @@ func TestStoryTables_HiddenWhileEmpty(t *testing.T) {
 	}
 	if !strings.Contains(schemaSQL, "CREATE TABLE prices(") {
 		t.Error("the schema has no prices table")
+	}
+}
+
+// TestPostgresLedger_StalePriceVerdictsMatchSQLite: the stale-price story
+// on real PostgreSQL at every isolation level gives the verdicts it gives
+// on SQLite: the versioned set keeps the newest price, the plain set and
+// the dedupe table write the stale one, and the same per-message detail.
+func TestPostgresLedger_StalePriceVerdictsMatchSQLite(t *testing.T) {
+	pg := testPostgresLedgers(t, 2)
+	const script = "deliver msg-2; deliver msg-1; publish msg-1"
+	for _, handler := range []string{"set-value", "dedupe-tx", "conditional", "versioned-set"} {
+		lite, err := Run(context.Background(), Request{Scenario: "stale-price", Script: script, Handlers: []string{handler}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ledger := range []string{"postgres-rc", "postgres-rr", "postgres-serializable"} {
+			got := runOnPostgres(t, pg, ledger, "stale-price", handler, "", script).Handlers[0]
+			want := lite.Handlers[0]
+			if got.Verdict != want.Verdict || fmt.Sprint(got.Actual) != fmt.Sprint(want.Actual) || fmt.Sprint(got.Violations) != fmt.Sprint(want.Violations) {
+				t.Errorf("%s on %s: %s %v %+v; SQLite: %s %v %+v", handler, ledger, got.Verdict, got.Actual, got.Violations, want.Verdict, want.Actual, want.Violations)
+			}
+		}
 	}
 }
