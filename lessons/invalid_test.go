@@ -35,10 +35,10 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"duplicate-order", "02-b.md:4: order 1 is already used by 01-a.md"},
 		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
 		{"engine-problems", "01-a.md:15: expect: lesson claims increment: ok but the engine shows duplicate-effect\n" +
-			"01-a.md:20: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid\n" +
-			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe, dedupe-key\n" +
+			"01-a.md:20: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid, stale-price\n" +
+			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe, dedupe-key, versioned-set\n" +
 			"01-a.md:36: script: event 2: unknown event \"fly\"; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance, redrive"},
-		{"exercise-bad-script", "01-a.md:24: exercise ex-a: start: unknown parameter :amout; parameters are :message_id, :amount, :balance, :account_id, :order_id, :payment_id, :now\n" +
+		{"exercise-bad-script", "01-a.md:24: exercise ex-a: start: unknown parameter :amout; parameters are :message_id, :amount, :balance, :account_id, :order_id, :payment_id, :sku, :price, :version, :now\n" +
 			"01-a.md:29: exercise ex-a: solution: @stop-if-found must follow a SELECT (line 3 is INSERT)"},
 		{"exercise-bad-yaml", "01-a.md:15: exercise: invalid YAML: did not find expected ',' or ']'"},
 		{"exercise-duplicate-id", "02-b.md:14: exercise: id \"ex-a\" is already used by the exercise at 01-a.md:13"},
@@ -52,7 +52,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"exercise-unknown-key", "01-a.md:18: exercise: unknown key \"invariant\": did you mean \"invariants\"?\n" +
 			"01-a.md:21: exercise: bounds: unknown key \"lost_ack\": did you mean \"lost_acks\"?\n" +
 			"01-a.md:32: exercise: unknown key \"hint\": did you mean \"hints\"?"},
-		{"exercise-unknown-scenario", "01-a.md:17: exercise ex-a: scenarios: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid"},
+		{"exercise-unknown-scenario", "01-a.md:17: exercise ex-a: scenarios: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid, stale-price"},
 		{"exercise-wrong-types", "01-a.md:15: exercise: title must be a string, not a list\n" +
 			"01-a.md:17: exercise: scenarios must be a list, not a string\n" +
 			"01-a.md:20: exercise: bounds.max_events must be a whole number, not a string\n" +
@@ -95,7 +95,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"no-lessons", ".: no lessons: want at least one NN-slug.md file"},
 		{"not-a-mapping", "01-a.md:2: front matter must be a YAML mapping of title, summary, order, minutes and objectives, not a list"},
 		{"objective-items", "01-a.md:8: objectives item 2 is empty\n01-a.md:9: objectives item 3 must be a string, not a mapping"},
-		{"playground-bad-expect", "01-a.md:15: playground: expect increment: \"duplicated\" is not a verdict (want ok, duplicate-effect or lost-effect)\n01-a.md:16: playground: expect names handler \"mark-after\", which is not in handlers\n01-a.md:17: playground: expect dedupe-tx must be a string, not a list"},
+		{"playground-bad-expect", "01-a.md:15: playground: expect increment: \"duplicated\" is not a verdict (want ok, duplicate-effect, lost-effect, unexpected-effect or dead-lettered)\n01-a.md:16: playground: expect names handler \"mark-after\", which is not in handlers\n01-a.md:17: playground: expect dedupe-tx must be a string, not a list"},
 		{"playground-bad-yaml", "01-a.md:11: playground: invalid YAML: did not find expected ',' or ']'"},
 		{"playground-duplicate-handler", "01-a.md:11: playground: handlers: \"increment\" is listed twice"},
 		{"playground-empty", "01-a.md:9: playground: the block is empty: want a YAML mapping of scenario, handlers, script and caption"},

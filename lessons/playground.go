@@ -9,8 +9,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Verdicts are the words a playground's expect map may use, one per handler.
-var Verdicts = []string{"ok", "duplicate-effect", "lost-effect"}
+// Verdicts are the words a playground's expect map may use, one per handler:
+// the engine's verdicts of a run that has settled (playground.Verdict…).
+var Verdicts = []string{"ok", "duplicate-effect", "lost-effect", "unexpected-effect", "dead-lettered"}
 
 // playgroundKeys are the keys a ```playground block may hold.
 var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect", "goals", "predict"}

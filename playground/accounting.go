@@ -2,6 +2,7 @@ package playground
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,6 +23,7 @@ import (
 type effectLedger struct {
 	accounts  map[string]*accountEffects
 	shipments map[int64]shipmentEffect // shipments rowid → who inserted it
+	prices    map[string][]priceWrite  // SKU → the commits that changed its price
 }
 
 type accountEffects struct {
@@ -38,7 +40,7 @@ type shipmentEffect struct {
 }
 
 func newEffectLedger(sc *Scenario) *effectLedger {
-	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}}
+	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}}
 	for _, a := range sc.Accounts {
 		e.accounts[a.ID] = &accountEffects{explained: true, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
 	}
@@ -46,7 +48,10 @@ func newEffectLedger(sc *Scenario) *effectLedger {
 }
 
 func (e *effectLedger) clone() *effectLedger {
-	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}}
+	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}}
+	for sku, ws := range e.prices {
+		out.prices[sku] = slices.Clone(ws)
+	}
 	for id, a := range e.accounts {
 		c := &accountEffects{explained: a.explained, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
 		for k, v := range a.applied {
@@ -126,6 +131,8 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 			return
 		}
 		a.explained = false
+	case "prices":
+		e.recordPrice(ch, step)
 	case "shipments":
 		switch ch.Op {
 		case "insert":
@@ -179,6 +186,7 @@ func (e *effectLedger) keyString() string {
 	}
 	sort.Strings(ships)
 	b.WriteString(strings.Join(ships, ","))
+	e.priceKeyString(&b)
 	return b.String()
 }
 
@@ -190,6 +198,8 @@ type messageAccount struct {
 	twiceAt      int  // step that put it in a second time
 	droppedAt    int
 	unexpectedAt int      // step of an effect it must not have had
+	staleBy      string   // the older price change that overwrote it
+	staleAt      int      // step of that write
 	carriers     []string // the messages that carry its payment, when more than one does
 }
 
@@ -232,6 +242,8 @@ func (s *sim) account(applies map[string]bool) map[string]messageAccount {
 			if orderState[m.OrderID] != "shipped" {
 				acc.times = 0
 			}
+		case KindPrice:
+			s.accountPrice(&acc, &m)
 		}
 		out[m.ID] = acc
 	}

@@ -133,7 +133,7 @@
 //	@idempotent yes|no  and @why TEXT: the claim and its reason
 //	@filter             keep an in-process set of ids per worker: a known id skips straight to the ack;
 //	                    the id is added when the handler completes; crash and restart empty the set
-//	@on KIND            the statements that follow handle messages of KIND (credit, ship);
+//	@on KIND            the statements that follow handle messages of KIND (credit, ship, price);
 //	                    statements before any @on handle every kind without a section of its own
 //	@stop-if-no-rows    after INSERT/UPDATE/DELETE: if it changed no rows, stop and ack
 //	@stop-if-found      after SELECT: if it returned a row, stop and ack
@@ -148,8 +148,9 @@
 // message is applied once, in publish order: what a producer of absolute
 // values would send), :account_id, :order_id (NULL when the message has
 // none), :payment_id (a credit's business key: the payment it carries, its
-// message id when it names none; NULL for a ship message) and :now (the
-// clock). Each statement is prepared against the schema
+// message id when it names none; NULL for a ship message), :sku, :price and
+// :version (a price change's product, new price and producer-assigned
+// version; NULL for other kinds) and :now (the clock). Each statement is prepared against the schema
 // when the handler is parsed, so errors name the line:
 // "handler: handler mine, line 4: unknown parameter :amout; parameters are …".
 // A statement that fails at run time (say a UNIQUE violation) aborts the

@@ -46,10 +46,10 @@ type statement struct {
 func (st *statement) isQuery() bool { return st.Verb == "SELECT" }
 
 // Parameters a handler statement may use, bound from the message.
-var handlerParams = []string{"message_id", "amount", "balance", "account_id", "order_id", "payment_id", "now"}
+var handlerParams = []string{"message_id", "amount", "balance", "account_id", "order_id", "payment_id", "sku", "price", "version", "now"}
 
 // Message kinds a handler can have a section for.
-var messageKinds = []string{KindCredit, KindShip}
+var messageKinds = []string{KindCredit, KindShip, KindPrice}
 
 var allowedVerbs = map[string]bool{
 	"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true, "REPLACE": true,
@@ -63,6 +63,7 @@ var handlerFiles embed.FS
 var builtinOrder = []string{
 	"increment", "set-value", "dedupe-tx", "conditional", "check-then-insert",
 	"mark-before", "mark-after", "memory-filter", "filter-dedupe", "dedupe-key",
+	"versioned-set",
 }
 
 var builtinHandlers = func() map[string]*Handler {

@@ -56,6 +56,7 @@ func TestRun_Verdicts(t *testing.T) {
 		"never-paid": {"increment": unexpected, "set-value": unexpected, "dedupe-tx": unexpected, "conditional": ok, "check-then-insert": unexpected,
 			"mark-before": unexpected, "mark-after": unexpected, "memory-filter": unexpected, "filter-dedupe": unexpected, "dedupe-key": ok},
 	}
+	addOrderingVerdicts(want)
 	for _, sc := range Scenarios() {
 		for _, h := range Handlers() {
 			t.Run(sc.Name+"/"+h.Name, func(t *testing.T) {
@@ -424,7 +425,8 @@ func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 
 func TestScenarios_Catalogue(t *testing.T) {
 	names := []string{"lost-ack", "crash-before-ack", "lease-expiry", "webhook-retry", "concurrent-duplicate",
-		"topic-replay", "early-prune", "producer-retry", "dlq-redrive", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid"}
+		"topic-replay", "early-prune", "producer-retry", "dlq-redrive", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid",
+		"stale-price"}
 	var got []string
 	for _, sc := range Scenarios() {
 		got = append(got, sc.Name)

@@ -46,6 +46,9 @@ var paramMeanings = map[string]string{
 	"account_id": "the account a credit is for (NULL for other kinds)",
 	"order_id":   "the order a ship message is for (NULL for other kinds)",
 	"now":        "the clock, in ticks",
+	"sku":        "the product a price change is for (NULL for other kinds)",
+	"price":      "a price change's new price, an absolute value (NULL for other kinds)",
+	"version":    "a price change's version, set by the producer and one higher for each change of the product (NULL for other kinds)",
 	"payment_id": "a credit's business key: the payment it carries (its message id when it names none); NULL for a ship message",
 }
 

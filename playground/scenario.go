@@ -28,6 +28,10 @@ type Message struct {
 	// gives both the same PaymentID; the second must change nothing.
 	// Empty: the message is a payment of its own (its key is its ID).
 	PaymentID string `json:"payment_id,omitempty"`
+	// SKU, Price and Version are a price change's (KindPrice).
+	SKU     string `json:"sku,omitempty"`
+	Price   int64  `json:"price,omitempty"`
+	Version int64  `json:"version,omitempty"`
 }
 
 // BusinessKey is what makes a credit one payment: its PaymentID, or its ID
@@ -90,6 +94,7 @@ type Scenario struct {
 	Settings      BrokerSettings `json:"settings"`
 	Accounts      []Account      `json:"accounts"`
 	Orders        []Order        `json:"orders"`
+	Prices        []Price        `json:"prices,omitempty"`
 	TickUnit      string         `json:"tick_unit"`
 
 	once    sync.Once
@@ -298,6 +303,7 @@ var scenarioList = []*Scenario{
 		Settings:      BrokerSettings{LeaseTicks: 30, MaxDeliveries: 5, RetentionTicks: 3600},
 		TickUnit:      "second",
 	},
+	stalePrice,
 }
 
 var scenarioByName = func() map[string]*Scenario {
@@ -387,7 +393,7 @@ func (sc *Scenario) InitialFigures() []Figure {
 	for _, o := range sc.Orders {
 		out = append(out, Figure{Table: "orders", Key: o.ID, State: o.State})
 	}
-	return out
+	return append(out, sc.initialPriceFigures()...)
 }
 
 // InitialLedger is the ledger before any event, in the tables, columns and
@@ -416,6 +422,10 @@ func (sc *Scenario) Tables() []string {
 			if len(sc.Orders) == 0 {
 				continue
 			}
+		case "prices":
+			if len(sc.Prices) == 0 {
+				continue
+			}
 		}
 		out = append(out, t)
 	}
@@ -432,6 +442,7 @@ func (sc *Scenario) template() (*ledgerImage, error) {
 		for _, o := range sc.Orders {
 			fmt.Fprintf(&b, "INSERT INTO orders(id, state) VALUES ('%s', '%s');\n", o.ID, o.State)
 		}
+		sc.priceInserts(&b)
 		sc.tmpl, sc.tmplErr = newLedgerTemplate(b.String())
 	})
 	return sc.tmpl, sc.tmplErr

@@ -32,6 +32,8 @@ func isBusinessChange(ch rowChange) bool {
 		return valueText(ch.Before[1]) != valueText(ch.After[1])
 	case "shipments":
 		return true
+	case "prices":
+		return ch.Op != "update" || valueText(ch.Before[1]) != valueText(ch.After[1])
 	}
 	return false
 }
@@ -87,7 +89,7 @@ func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
 			}
 		}
 	}
-	return out, applies
+	return append(out, s.newestPrices(skip, applies)...), applies
 }
 
 // actual reads the same figures from the committed ledger.
@@ -120,7 +122,7 @@ func (s *sim) actual() []Figure {
 		}
 		out = append(out, f)
 	}
-	return out
+	return append(out, s.actualPrices()...)
 }
 
 // verdict is per-message accounting. Every delivered message whose business
@@ -171,6 +173,8 @@ func (s *sim) judge(actual []Figure) judgement {
 				Detail: fmt.Sprintf("%s applied %d times", m.ID, acc.times)})
 		case acc.applies && acc.times == 0 && (inFlight || dead != nil):
 			unsettled[m.ID] = true
+		case acc.applies && acc.times == 0 && acc.staleBy != "":
+			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: acc.staleAt, Detail: s.staleDetail(&m, acc)})
 		case acc.applies && acc.times == 0 && acc.droppedAt > 0:
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: acc.droppedAt,
 				Detail: m.ID + "'s effect was overwritten by a stale write"})
@@ -326,6 +330,9 @@ func (s *sim) lastWriteStep(f Figure) int {
 func figureOf(m Message) string {
 	if m.Kind == KindShip {
 		return "orders/" + m.OrderID
+	}
+	if m.Kind == KindPrice {
+		return "prices/" + m.SKU
 	}
 	return "accounts/" + m.AccountID
 }

@@ -295,6 +295,16 @@ func (s *sim) bind(st *statement, m *Message) ([]Arg, []driver.NamedValue) {
 			}
 		case "order_id":
 			v = nullable(m.OrderID)
+		case "sku":
+			v = nullable(m.SKU)
+		case "price":
+			if m.Kind == KindPrice {
+				v = m.Price
+			}
+		case "version":
+			if m.Kind == KindPrice {
+				v = m.Version
+			}
 		case "now":
 			v = s.now
 		}

@@ -21,6 +21,9 @@ type actionLink struct {
 type messageControls struct {
 	Deliver, Redeliver, Publish, Expire actionLink
 	Start                               []actionLink // one per worker
+	// Redrive moves the message back from the dead-letter queue; the page
+	// shows it only while the message is there (the engine says when).
+	Redrive actionLink
 }
 
 type workerControls struct {
@@ -75,7 +78,7 @@ func controlsProbe(sc *playground.Scenario, s pgState) *playground.Probe {
 func probedEvents(sc *playground.Scenario, s pgState) []playground.Event {
 	var out []playground.Event
 	for _, m := range sc.Messages {
-		for _, kind := range []string{playground.EventDeliver, playground.EventRedeliver, playground.EventPublish} {
+		for _, kind := range []string{playground.EventDeliver, playground.EventRedeliver, playground.EventPublish, playground.EventRedrive} {
 			out = append(out, playground.Event{Kind: kind, Message: m.ID, Worker: s.to})
 		}
 		out = append(out, playground.Event{Kind: playground.EventExpire, Message: m.ID})
@@ -184,7 +187,9 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 			Deliver:   c.offer(actionLink{Label: "Deliver", Title: "The broker leases " + m.ID + " to a worker, which runs its handler and acks", TestID: "pg-deliver"}, ev(playground.EventDeliver), href, s),
 			Redeliver: c.offer(actionLink{Label: "Redeliver", Title: "The broker delivers " + m.ID + " again, as when its lease ran out without an ack", TestID: "pg-redeliver"}, ev(playground.EventRedeliver), href, s),
 			Publish:   c.offer(actionLink{Label: "Publish again", Title: "The producer sends " + m.ID + " again (same id, a new copy), as a retried webhook does", TestID: "pg-publish"}, ev(playground.EventPublish), href, s),
-			Expire:    c.offer(actionLink{Label: "Expire lease", Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"}, playground.Event{Kind: playground.EventExpire, Message: m.ID}, href, s),
+			Redrive: c.offer(actionLink{Label: "Redrive", Title: "An operator moves " + m.ID + " from the dead-letter queue back to the queue: it is delivered again, its count of deliveries starting over", TestID: "pg-redrive"},
+				ev(playground.EventRedrive), href, s),
+			Expire: c.offer(actionLink{Label: "Expire lease", Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"}, playground.Event{Kind: playground.EventExpire, Message: m.ID}, href, s),
 		}
 		if m.ID == firstUndelivered {
 			mc.Deliver.Key = "d"

@@ -311,6 +311,9 @@ func figureLabel(f playground.Figure) string {
 	if f.Table == "orders" {
 		return f.Key + " shipments"
 	}
+	if f.Table == "prices" {
+		return f.Key + " price"
+	}
 	return f.Key + " balance"
 }
 
@@ -336,6 +339,9 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 		verb := "credited"
 		if m.Kind == playground.KindShip {
 			verb = "shipped"
+		}
+		if m.Kind == playground.KindPrice {
+			continue // an absolute price written twice is no second effect; the violations tell a stale write
 		}
 		if told[m.PaymentID] {
 			continue
@@ -476,6 +482,8 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 		}
 		if m.Kind == playground.KindShip {
 			mv.What = "ship " + m.OrderID
+		} else if m.Kind == playground.KindPrice {
+			mv.What = fmt.Sprintf("set %s's price to %d (version %d)", m.SKU, m.Price, m.Version)
 		} else {
 			mv.What = "credit " + strconv.FormatInt(m.Amount, 10) + " to " + m.AccountID
 			if m.PaymentID != "" {
