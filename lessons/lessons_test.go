@@ -85,8 +85,8 @@ func TestLoad_KindSetsReferencePages(t *testing.T) {
 	if got := strings.Join(references, " "); got != "glossary" {
 		t.Errorf("reference pages = %q, want \"glossary\"", got)
 	}
-	if lessons := len(course.Lessons) - len(references); lessons != 12 {
-		t.Errorf("%d numbered lessons, want 12", lessons)
+	if lessons := len(course.Lessons) - len(references); lessons < 12 {
+		t.Errorf("%d numbered lessons, want at least 12", lessons)
 	}
 	if (&Lesson{}).IsReference() {
 		t.Error("a Lesson with no Kind is a reference page; want a lesson")

@@ -443,3 +443,56 @@ func scriptEventLine(text string, n int) int {
 	}, nil)
 	return line
 }
+
+// BreakHandlerSource is the source of the handler the learner must break,
+// for the exercise's page.
+func (e *Exercise) BreakHandlerSource() string {
+	if h, err := e.breakHandler(); err == nil {
+		return h.Source
+	}
+	return ""
+}
+
+// DescribeBreak says in words what a learner's script may use and what
+// counts as breaking the handler, for the exercise's page: "Write at most
+// 5 events on producer-retry, …".
+func (e *Exercise) DescribeBreak() string {
+	b := e.Bounds.withDefaults()
+	sc, err := LookupScenario(e.Scenarios[0])
+	if err != nil {
+		return ""
+	}
+	n := b.Messages
+	if n == 0 || n > len(sc.Messages) {
+		n = len(sc.Messages)
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = sc.Messages[i].ID
+	}
+	workers := sc.Workers[:min(b.Workers, len(sc.Workers))]
+	var faults []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			faults = append(faults, one)
+		case n > 1:
+			faults = append(faults, fmt.Sprintf(many, n))
+		}
+	}
+	add(b.Crashes, "one crash", "%d crashes")
+	add(b.LostAcks, "one lost ack", "%d lost acks")
+	add(b.Expiries, "one lease expiry", "%d lease expiries")
+	add(b.Publishes, "one publish again", "%d publishes again")
+	add(b.Replays, "one replay", "%d replays")
+	add(b.Restarts, "one restart", "%d restarts")
+	add(b.Prunes, "one prune", "%d prunes")
+	out := fmt.Sprintf("Write at most %d events on the scenario %s, with the messages %s and the worker%s %s; each delivery runs whole.",
+		b.MaxEvents, sc.Name, joinAnd(ids), map[bool]string{true: "s", false: ""}[len(workers) > 1], joinAnd(workers))
+	if len(faults) > 0 {
+		out += " Faults: at most " + joinAnd(faults) + "."
+	} else {
+		out += " No faults."
+	}
+	return out + " The script breaks the handler when its run ends with an effect applied twice, an effect lost once the broker owes no more copies, an effect the business rule forbids, or a message the handler failed on."
+}
