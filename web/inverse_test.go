@@ -128,7 +128,7 @@ func TestInverse_RunLinkRoundTrip(t *testing.T) {
 		if page.StatusCode != 200 {
 			t.Fatalf("%s: the run link answers %d", c.exercise, page.StatusCode)
 		}
-		back := document(t, page).Find(`a[href^="/exercises/` + c.exercise + `?script="]`).AttrOr("href", "")
+		back := document(t, page).Find(`a[href^="/exercises/`+c.exercise+`?script="]`).AttrOr("href", "")
 		if back == "" {
 			t.Fatalf("%s: the playground has no link back with the script", c.exercise)
 		}
