@@ -483,7 +483,7 @@ func (e *Exercise) DescribeBreak() string {
 	add(b.Crashes, "one crash", "%d crashes")
 	add(b.LostAcks, "one lost ack", "%d lost acks")
 	add(b.Expiries, "one lease expiry", "%d lease expiries")
-	add(b.Publishes, "one publish again", "%d publishes again")
+	add(b.Publishes, "one message published again", "%d messages published again")
 	add(b.Replays, "one replay", "%d replays")
 	add(b.Restarts, "one restart", "%d restarts")
 	add(b.Prunes, "one prune", "%d prunes")

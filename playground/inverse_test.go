@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -292,4 +293,51 @@ func FuzzCheckBreak(f *testing.F) {
 			t.Fatalf("inconsistent result %+v", res)
 		}
 	})
+}
+
+// BenchmarkCheckBreak measures a learner's check of the shortest breaking
+// script against a plain run of the same script with the same handler
+// (the baseline, measured in the same run): the check adds the search for
+// the shortest script. ShortestBreak alone is what "Show the shortest" costs.
+func BenchmarkCheckBreak(b *testing.B) {
+	for id, ex := range inverseFixtures(b) {
+		ce, err := ShortestBreak(context.Background(), ex)
+		if err != nil || ce == nil {
+			b.Fatal(ce, err)
+		}
+		var run, check time.Duration
+		b.Run(id+"/run", func(b *testing.B) {
+			h, err := ex.breakHandler()
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := Request{Scenario: ex.Scenarios[0], Script: ce.Script, Custom: []*Handler{h}}
+			start := time.Now()
+			for b.Loop() {
+				if _, err := Run(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			run = time.Since(start) / time.Duration(b.N)
+		})
+		b.Run(id+"/check", func(b *testing.B) {
+			start := time.Now()
+			for b.Loop() {
+				if res, err := CheckBreak(context.Background(), ex, ce.Script); err != nil || !res.Broken {
+					b.Fatal(res, err)
+				}
+			}
+			check = time.Since(start) / time.Duration(b.N)
+			if run > 0 {
+				b.ReportMetric(float64(check)/float64(run), "×run")
+			}
+		})
+		b.Run(id+"/shortest", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ShortestBreak(context.Background(), ex); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

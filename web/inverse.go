@@ -131,10 +131,28 @@ func breakBackQuery(events []playground.Event) string {
 	return "?script=" + url.QueryEscape((&playground.Script{Events: events}).Lines())
 }
 
-// breakHandlerName names the handler to break on the page.
-func breakHandlerName(spec *lessons.ExerciseSpec) string {
+// breakHandlerTitle heads the handler to break on the page.
+func breakHandlerTitle(spec *lessons.ExerciseSpec) string {
 	if spec.Break != "" {
-		return "the built-in handler " + spec.Break
+		return "The handler to break: " + spec.Break + " (built in)"
 	}
-	return "this handler"
+	return "The handler to break"
+}
+
+// listSeparator follows item i of n in a sentence: ", " or ". ".
+func listSeparator(i, n int) string {
+	if i == n-1 {
+		return ". "
+	}
+	return ", "
+}
+
+// scriptExamples are events of the exercise's own scenario, for the
+// editor's help: "deliver msg-1", "deliver msg-1 lose-ack", ….
+func scriptExamples(spec *lessons.ExerciseSpec) []string {
+	id := "msg-1"
+	if sc, err := playground.LookupScenario(spec.Scenarios[0]); err == nil && len(sc.Messages) > 0 {
+		id = sc.Messages[0].ID
+	}
+	return []string{"deliver " + id, "deliver " + id + " lose-ack", "redeliver " + id + " to B", "deliver " + id + " crash-after 2"}
 }

@@ -35,6 +35,10 @@ func TestInverse_PageShowsTheHandlerAndHidesTheShortest(t *testing.T) {
 		if ex.Find(`label[for="`+ex.Find("textarea").AttrOr("id", "")+`"]`).Length() != 1 {
 			t.Errorf("%s: the script editor has no label", id)
 		}
+		first := spec.Scenarios[0]
+		if sc, err := playground.LookupScenario(first); err != nil || !strings.Contains(ex.Find(".exercise-help").Text(), "deliver "+sc.Messages[0].ID+" lose-ack") {
+			t.Errorf("%s: the editor's help does not use the scenario's own messages: %q", id, ex.Find(".exercise-help").Text())
+		}
 		if ex.Find(`button[name="reveal"][value="shortest"]`).Length() != 1 {
 			t.Errorf("%s: no way to ask for the shortest script", id)
 		}
