@@ -77,6 +77,9 @@ func checkExercise(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return &inputError{fmt.Errorf("check: unknown exercise %q; %s", id, known)}
 	}
+	if exercise.IsInverse() {
+		return &inputError{fmt.Errorf("check: exercise %s asks for a script that breaks its handler, not for a handler; open it in the browser at /exercises/%s", id, id)}
+	}
 	source, name, err := readHandlerFile(file)
 	if err != nil {
 		return &inputError{fmt.Errorf("check: %w", err)}

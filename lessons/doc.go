@@ -93,6 +93,14 @@
 //     checker proves that the solution holds in every schedule within the
 //     bounds and that the starting script does not.
 //
+//     An inverse exercise names the handler to break instead of a solution:
+//     break (a built-in handler) or break_handler (a handler script, a
+//     literal block), one scenario, and bounds without interleave; its
+//     start, optional, is a script of events. The learner writes the
+//     shortest script that breaks the handler (playground.CheckBreak). Lint
+//     proves that some script within the bounds breaks it and that the
+//     starting script does not (inverse.go).
+//
 //   - ```quiz holds a YAML list of questions, each {q: …, choices: […]}
 //     (see Choice: 2 to 6 choices, each with choice and why, exactly one
 //     with correct: true), rendered in place as a "check yourself" list of

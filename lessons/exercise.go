@@ -48,7 +48,7 @@ func ParseExerciseSpec(body []byte, file string, fenceLine int) (*ExerciseSpec, 
 		p.bad(line, "invalid YAML: "+msg)
 		return nil, p.err()
 	}
-	const want = "a YAML mapping of " + "id, title, goal, scenarios, invariants, bounds, start, solution and hints"
+	const want = "a YAML mapping of " + "id, title, goal, scenarios, invariants, bounds, start, solution and hints (or, for an inverse exercise, break or break_handler instead of solution)"
 	if root == nil || (root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null") {
 		p.problems = append(p.problems, Problem{File: file, Line: fenceLine, Msg: "exercise: the block is empty: want " + want})
 		return nil, p.err()
@@ -59,7 +59,11 @@ func ParseExerciseSpec(body []byte, file string, fenceLine int) (*ExerciseSpec, 
 	}
 	typos := map[string]bool{}
 	p.decodeStruct(root, reflect.ValueOf(spec.Exercise).Elem(), "", typos)
-	for _, key := range exerciseRequiredKeys {
+	required := exerciseRequiredKeys
+	if spec.IsInverse() {
+		required = inverseRequiredKeys
+	}
+	for _, key := range required {
 		if _, ok := spec.fieldLines[key]; !ok && !typos[key] {
 			p.problems = append(p.problems, Problem{File: file, Line: fenceLine, Msg: fmt.Sprintf("exercise: missing %q", key)})
 		}
@@ -70,7 +74,11 @@ func ParseExerciseSpec(body []byte, file string, fenceLine int) (*ExerciseSpec, 
 
 	// The handler scripts first, so that a mistake points at its own line.
 	badScript := map[string]bool{}
-	for _, field := range []string{"start", "solution"} {
+	handlerFields := []string{"start", "solution"}
+	if spec.IsInverse() { // a script of events to start with, and the handler to break
+		badScript, handlerFields = p.inverseScripts(), nil
+	}
+	for _, field := range handlerFields {
 		source := spec.Start
 		if field == "solution" {
 			source = spec.Solution
@@ -233,7 +241,7 @@ func (p *exerciseParser) decodeStruct(node *yaml.Node, dst reflect.Value, prefix
 			p.bad(f.Line, msg)
 			continue
 		}
-		if name == "start" || name == "solution" {
+		if name == "start" || name == "solution" || name == "break_handler" {
 			p.rememberScript(name, f.Value)
 		}
 	}
@@ -326,6 +334,10 @@ func checkExercises(specs []*ExerciseSpec) []Problem {
 	}
 	var jobs []job
 	for _, spec := range specs {
+		if spec.IsInverse() {
+			jobs = append(jobs, job{spec, "break"})
+			continue
+		}
 		jobs = append(jobs, job{spec, "solution"}, job{spec, "start"})
 	}
 	found := make([]*Problem, len(jobs)) // one slot per job: no lock needed
@@ -354,6 +366,9 @@ func checkExercises(specs []*ExerciseSpec) []Problem {
 func checkExerciseScript(spec *ExerciseSpec, field string) *Problem {
 	ctx, cancel := context.WithTimeout(context.Background(), exerciseCheckTimeout)
 	defer cancel()
+	if spec.IsInverse() {
+		return checkInverse(ctx, spec)
+	}
 	source := spec.Solution
 	if field == "start" {
 		source = spec.Start

@@ -29,6 +29,8 @@ func TestEmbedded_ExercisesHoldAndFail(t *testing.T) {
 		{"race-check-then-insert", "check-then-insert-race"},
 		{"reorder-mark", "ordering-around-a-crash"},
 		{"dedupe-retention", "pruning-the-dedupe-table"},
+		{"break-message-id", "producer-duplicates-and-business-keys"},
+		{"break-shipping", "testing-a-consumer"},
 	}
 	all := course.Exercises()
 	if len(all) != len(want) {
@@ -144,8 +146,13 @@ func TestLoad_ExerciseBlockInTheBody(t *testing.T) {
 
 func FuzzExerciseBlock(f *testing.F) {
 	f.Add([]byte(minimalExercise))
-	files, _ := filepath.Glob("0[4-8]-*.md")
+	files, _ := filepath.Glob("[0-9][0-9]-*.md")
 	fixtures, _ := filepath.Glob(filepath.Join("testdata", "invalid", "exercise-*", "*.md"))
+	inverse, _ := filepath.Glob(filepath.Join("..", "playground", "testdata", "inverse", "*.yaml"))
+	for _, name := range inverse { // the inverse exercises' own fields: break, break_handler, a script as start
+		data, _ := os.ReadFile(name)
+		f.Add(data)
+	}
 	for _, name := range append(files, fixtures...) {
 		data, _ := os.ReadFile(name)
 		if _, block, ok := bytes.Cut(data, []byte("```exercise\n")); ok {
@@ -187,7 +194,11 @@ func TestEmbedded_ExerciseFixturesMatchTheLessons(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range course.Exercises() {
-		b, err := os.ReadFile(filepath.Join("..", "playground", "testdata", "exercises", e.ID+".yaml"))
+		dir := "exercises"
+		if e.IsInverse() {
+			dir = "inverse"
+		}
+		b, err := os.ReadFile(filepath.Join("..", "playground", "testdata", dir, e.ID+".yaml"))
 		if err != nil {
 			t.Fatalf("exercise %s has no fixture: %v", e.ID, err)
 		}
@@ -199,7 +210,8 @@ func TestEmbedded_ExerciseFixturesMatchTheLessons(t *testing.T) {
 		}
 		if !reflect.DeepEqual(fx.Scenarios, e.Scenarios) || !reflect.DeepEqual(fx.Invariants, e.Invariants) ||
 			!reflect.DeepEqual(fx.Bounds, e.Bounds) || !reflect.DeepEqual(fx.Overlap, e.Overlap) || !reflect.DeepEqual(fx.Storage, e.Storage) ||
-			strings.TrimSpace(fx.Solution) != strings.TrimSpace(e.Solution) {
+			strings.TrimSpace(fx.Solution) != strings.TrimSpace(e.Solution) ||
+			fx.Break != e.Break || strings.TrimSpace(fx.BreakHandler) != strings.TrimSpace(e.BreakHandler) || strings.TrimSpace(fx.Start) != strings.TrimSpace(e.Start) && e.IsInverse() {
 			t.Errorf("exercise %s: the fixture differs from the lesson:\nfixture %+v %+v %+v %v\nlesson  %+v %+v %+v %v", e.ID,
 				fx.Bounds, fx.Overlap, fx.Storage, fx.Scenarios, e.Bounds, e.Overlap, e.Storage, e.Scenarios)
 		}

@@ -109,6 +109,9 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 	if err := ex.Validate(); err != nil {
 		return nil, err
 	}
+	if ex.IsInverse() {
+		return nil, fmt.Errorf("exercise %s asks for a script that breaks its handler, not for a handler: check it with CheckBreak", ex.ID)
+	}
 	res := &CheckResult{Exercise: ex.ID}
 	h, line, err := parseHandler(exerciseHandlerName, source)
 	if err != nil {

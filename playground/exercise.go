@@ -53,6 +53,11 @@ type Exercise struct {
 	Start    string        `yaml:"start" json:"start"`
 	Solution string        `yaml:"solution" json:"solution"`
 	Hints    []string      `yaml:"hints" json:"hints"`
+	// Break or BreakHandler makes the exercise an inverse one (inverse.go):
+	// the learner writes the shortest script that breaks this handler, a
+	// built-in one by name or one written in the block.
+	Break        string `yaml:"break" json:"break,omitempty"`
+	BreakHandler string `yaml:"break_handler" json:"break_handler,omitempty"`
 }
 
 // ExploreBounds limit the schedules the checker enumerates. Every count is
@@ -159,6 +164,11 @@ func (e *Exercise) Validate() error {
 			return fail("invariants", "unknown invariant %q; invariants are %s", clip(inv), strings.Join(invariantNames, ", "))
 		}
 	}
+	if e.IsInverse() {
+		if field, msg := e.inverseProblem(); field != "" {
+			return fail(field, "%s", msg)
+		}
+	}
 	for _, c := range e.checks() {
 		if err := c.bounds.validate(c.field, e.Scenarios); err != nil {
 			return fail(err.field, "%s", err.msg)
@@ -171,6 +181,9 @@ func (e *Exercise) Validate() error {
 		if strings.TrimSpace(h) == "" {
 			return fail(fmt.Sprintf("hints[%d]", i), "empty")
 		}
+	}
+	if e.IsInverse() {
+		return nil // inverseProblem checked its scripts
 	}
 	for _, src := range []struct{ field, text string }{{"start", e.Start}, {"solution", e.Solution}} {
 		if strings.TrimSpace(src.text) == "" {

@@ -61,6 +61,8 @@ func (x *explorer) broken(s *sim, settled bool) (string, string) {
 			return dupInv, fmt.Sprintf("%s shipped order %s, which was not paid", id, m.OrderID)
 		case acc.times > 1 && m.Kind == KindShip:
 			return dupInv, fmt.Sprintf("order %s shipped %d times, expected once", m.OrderID, acc.times)
+		case acc.times > 1 && len(acc.carriers) > 1:
+			return dupInv, fmt.Sprintf("payment %s credited %d times to %s (%s carry it), expected once", m.BusinessKey(), acc.times, m.AccountID, joinAnd(acc.carriers))
 		case acc.times > 1:
 			return dupInv, fmt.Sprintf("%s credited %d times to %s, expected once", id, acc.times, m.AccountID)
 		}

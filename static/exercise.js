@@ -264,6 +264,12 @@
   }
 
   function initExercise(section) {
+    // A result page from the form (or a passing check) records the pass;
+    // an inverse exercise's plain form stops there.
+    var result = section.querySelector("[data-result][data-passed]");
+    if (result) {
+      storageAdd(result.getAttribute("data-passed"));
+    }
     var form = section.querySelector("form[data-exercise-form]");
     var area = section.querySelector("textarea");
     if (!form || !area) {
@@ -331,11 +337,6 @@
       selectLine(area, parseInt(link.getAttribute("data-goto-line"), 10) || 1);
     });
     initHints(section);
-    // A result page from the form (or a passing check) records the pass.
-    var result = section.querySelector("[data-result][data-passed]");
-    if (result) {
-      storageAdd(result.getAttribute("data-passed"));
-    }
   }
 
   document.querySelectorAll("[data-exercise]").forEach(initExercise);

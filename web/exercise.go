@@ -94,11 +94,27 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // deadline stops is the handler's fault as far as the learner can tell, so
 // it becomes a result with Error set, not a server error.
 func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string) (*playground.CheckResult, time.Duration, error) {
+	var res *playground.CheckResult
+	took, err := c.inSlot(ctx, func(ctx context.Context) (err error) {
+		res, err = playground.Check(ctx, ex, handler)
+		return err
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &playground.CheckResult{Exercise: ex.ID, Error: &playground.HandlerError{
+			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.timeout)}}, took, nil
+	}
+	return res, took, err
+}
+
+// inSlot runs one check within a slot and the deadline, and says how long
+// it took; errCheckBusy when every slot is taken, and an error wrapping
+// context.DeadlineExceeded when the deadline stopped it.
+func (c *exerciseChecker) inSlot(ctx context.Context, run func(context.Context) error) (time.Duration, error) {
 	select {
 	case c.slots <- struct{}{}:
 	default:
 		c.s.metrics.refused("busy")
-		return nil, 0, errCheckBusy
+		return 0, errCheckBusy
 	}
 	c.s.metrics.runsInFlight.Inc()
 	defer func() {
@@ -108,14 +124,13 @@ func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, ha
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	start := time.Now()
-	res, err := playground.Check(ctx, ex, handler)
+	err := run(ctx)
 	took := time.Since(start)
 	c.s.metrics.observeCheck(took)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
-		return &playground.CheckResult{Exercise: ex.ID, Error: &playground.HandlerError{
-			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.timeout)}}, took, nil
+		return took, fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
 	}
-	return res, took, err
+	return took, err
 }
 
 // checkInput is a check request read from a form.
@@ -170,6 +185,12 @@ func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) erro
 		return unknownExercise(r.PathValue("id"))
 	}
 	ev := &exerciseView{spec: spec, handler: spec.Start}
+	if spec.IsInverse() { // a replay links back with the learner's script
+		if sc := r.URL.Query().Get("script"); strings.TrimSpace(sc) != "" && len(sc) <= playground.MaxScriptBytes {
+			ev.handler = sc
+		}
+		return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
+	}
 	// A replay in the playground links back with the learner's handler
 	// (handler=…), which the editor takes up again.
 	if h := r.URL.Query().Get("handler"); strings.TrimSpace(h) != "" {
@@ -189,6 +210,9 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	l, spec := findExercise(v.course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
+	}
+	if spec.IsInverse() {
+		return c.serveBreakForm(w, r, v, l, spec)
 	}
 	in, err := readCheckForm(w, r)
 	ev := &exerciseView{spec: spec, handler: in.handler}
@@ -284,6 +308,8 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 		return &serverError{status: http.StatusBadRequest, field: "exercise", message: "exercise: missing; send exercise=ID and handler=SQL as a form"}
 	case spec == nil:
 		return &serverError{status: http.StatusNotFound, field: "exercise", message: fmt.Sprintf("exercise: there is no exercise called %q", english.Truncate(id, 80))}
+	case spec.IsInverse():
+		return &serverError{status: http.StatusBadRequest, field: "exercise", message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, exerciseCheckPath(spec.ID))}
 	case err != nil:
 		return err
 	}
@@ -318,6 +344,7 @@ type exerciseView struct {
 	spec    *lessons.ExerciseSpec
 	handler string           // the editor's text
 	outcome *exerciseOutcome // nil before any check
+	brk     *breakOutcome    // an inverse exercise's outcome (handler holds the script); nil before any check
 	embed   bool             // inside an iframe: the form opens the result in a new tab
 }
 
@@ -381,8 +408,10 @@ func exerciseTitle(spec *lessons.ExerciseSpec) string {
 // storySteps splits a counterexample's story ("deliver msg-1 to A; A's ack
 // is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150") into
 // its steps, for a numbered list; the outcome is the violation.
-func storySteps(ce *playground.Counterexample) []string {
-	story := ce.Story
+func storySteps(ce *playground.Counterexample) []string { return splitStory(ce.Story) }
+
+// splitStory splits a story told by the checker into its steps.
+func splitStory(story string) []string {
 	if i := strings.LastIndex(story, " → "); i >= 0 {
 		story = story[:i]
 	}

@@ -873,7 +873,7 @@ func exercisePage(v *siteView, l *lessons.Lesson, pos lessonPosition, ev *exerci
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ExerciseBlock(v, ev).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = exerciseOrInverse(v, ev).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

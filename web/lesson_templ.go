@@ -537,7 +537,7 @@ func lessonArticle(v *siteView, l *lessons.Lesson, pos lessonPosition, embed boo
 					return templ_7745c5c3_Err
 				}
 			} else if block.Exercise != nil {
-				templ_7745c5c3_Err = ExerciseBlock(v, startExercise(block.Exercise, embed)).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = exerciseOrInverse(v, startExercise(block.Exercise, embed)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -148,7 +148,9 @@ func newExerciseBack(v *siteView, pv *playgroundView) *exerciseBack {
 		return nil // checkPlaceParams refused it already
 	}
 	href := exercisePath(spec.ID)
-	if pv.state.custom != "" {
+	if spec.IsInverse() {
+		href += breakBackQuery(pv.state.events)
+	} else if pv.state.custom != "" {
 		href += "?handler=" + url.QueryEscape(pv.state.custom)
 	}
 	return &exerciseBack{Title: exerciseTitle(spec), Href: v.path(href + "#" + exerciseDOMID(spec.ID))}
