@@ -445,12 +445,31 @@ func scriptEventLine(text string, n int) int {
 }
 
 // BreakHandlerSource is the source of the handler the learner must break,
-// for the exercise's page.
+// for the exercise's page: its opening lines and the @on sections of the
+// message kinds its scenario has (a built-in handler also handles kinds
+// the scenario never sends).
 func (e *Exercise) BreakHandlerSource() string {
-	if h, err := e.breakHandler(); err == nil {
-		return h.Source
+	h, err := e.breakHandler()
+	if err != nil {
+		return ""
 	}
-	return ""
+	kinds := map[string]bool{}
+	if sc, err := LookupScenario(e.Scenarios[0]); err == nil {
+		for _, m := range sc.Messages {
+			kinds[m.Kind] = true
+		}
+	}
+	var kept []string
+	keep := true
+	for _, line := range strings.Split(h.Source, "\n") {
+		if kind, ok := strings.CutPrefix(strings.TrimSpace(line), "@on "); ok {
+			keep = kinds[strings.TrimSpace(kind)]
+		}
+		if keep {
+			kept = append(kept, line)
+		}
+	}
+	return strings.TrimRight(strings.Join(kept, "\n"), "\n") + "\n"
 }
 
 // DescribeBreak says in words what a learner's script may use and what

@@ -184,6 +184,21 @@ func allowedEvents(ex *Exercise) []string {
 	return append(out, "crash A", "replay", "prune", "restart A")
 }
 
+func TestExercise_BreakHandlerSourceShowsTheScenariosKinds(t *testing.T) {
+	ex := inverseFixtures(t)["break-message-id"] // dedupe-tx, on a scenario of credits
+	src := ex.BreakHandlerSource()
+	if !strings.Contains(src, "@on credit") || strings.Contains(src, "@on ship") || !strings.HasPrefix(src, "-- dedupe-tx") {
+		t.Errorf("the handler to break reads:\n%s", src)
+	}
+	if _, err := ParseHandler("shown", src); err != nil {
+		t.Errorf("what the page shows does not parse: %v", err)
+	}
+	ship := inverseFixtures(t)["break-shipping"]
+	if got := ship.BreakHandlerSource(); strings.TrimSpace(got) != strings.TrimSpace(ship.BreakHandler) {
+		t.Errorf("a handler written in the block is shown as %q", got)
+	}
+}
+
 func TestShortestBreak_Deterministic(t *testing.T) {
 	ex := inverseFixtures(t)["break-shipping"]
 	a, err := CheckBreak(context.Background(), ex, "deliver ship-1 crash-after 2; redeliver ship-1")
