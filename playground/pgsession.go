@@ -96,7 +96,9 @@ func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedV
 // or waits on a lock (false, with its blockers named).
 func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 	st := sess.inflight
-	poll := 500 * time.Microsecond
+	// Most statements finish within a round trip; asking about locks
+	// before then would only add one.
+	poll := 2 * time.Millisecond
 	deadline := time.Now().Add(pgLockTimeout + time.Second)
 	for {
 		select {
