@@ -219,8 +219,7 @@ type ledger struct {
 	restored  bool            // pages were restored with the backup API: never pooled
 	dirty     map[string]bool // tables with committed changes since the last reset
 	idleSince time.Time       // in the pool
-
-	pg *pgLedger // a PostgreSQL ledger (pgledger.go); nil: this SQLite one
+	pg        *pgLedger       // a PostgreSQL ledger (pgledger.go); nil: this SQLite one
 }
 
 type dbConn struct {
@@ -243,8 +242,7 @@ type dbConn struct {
 	stmt         []rowChange // changes of the statement being executed
 	commitSeen   bool
 	rollbackSeen bool
-
-	pg *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
+	pg           *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
 }
 
 // inTransaction reports whether the connection has a transaction open (as
@@ -528,9 +526,7 @@ type execResult struct {
 	Changes   []rowChange // made by this statement (visible to its transaction)
 	Committed []rowChange // became visible to everyone with this statement
 	Reverted  []rowChange // undone by a rollback during this statement
-	// Waiting: PostgreSQL has the statement waiting on the locks of the
-	// BlockedBy sessions' transactions; it is still running (pgsession.go).
-	Waiting   bool
+	Waiting   bool        // PostgreSQL has it waiting on BlockedBy's locks, still running (pgsession.go)
 	BlockedBy []string
 }
 
