@@ -275,8 +275,10 @@ func (pl *pgLedger) connect(ctx context.Context, name string) (*pgSession, error
 }
 
 // warm opens the monitor and the sessions of the workers most scenarios
-// have, so that a first click does not pay for connections.
+// have, and has each read the ledger's tables once (a new session loads
+// their definitions on first use), so that a first click pays for neither.
 func (pl *pgLedger) warm(ctx context.Context) error {
+	const touch = "SELECT 1 FROM accounts, orders, shipments, processed_messages LIMIT 0"
 	m, err := pl.connect(ctx, "monitor")
 	if err != nil {
 		return err
@@ -288,6 +290,11 @@ func (pl *pgLedger) warm(ctx context.Context) error {
 			return err
 		}
 		pl.sessions[name] = sess
+	}
+	for _, sess := range append([]*pgSession{pl.monitor}, pl.sessions["A"], pl.sessions["B"]) {
+		if err := execAll(ctx, sess.conn, touch); err != nil {
+			return fmt.Errorf("ledger session: %w", err)
+		}
 	}
 	return nil
 }

@@ -180,7 +180,11 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 			r.Mark, r.MarkX = "dot", ledger
 		}
 	case playground.StepBlocked:
-		arrow(w, ledger, sqlLabel(st.SQL)+" → BUSY")
+		if st.Error == "" { // PostgreSQL: it waits on a lock, no error
+			arrow(w, ledger, sqlLabel(st.SQL)+" → waits")
+		} else {
+			arrow(w, ledger, sqlLabel(st.SQL)+" → BUSY")
+		}
 		r.Mark, r.MarkX = "ring", ledger
 	case playground.StepAck:
 		arrow(w, broker, "ack")
@@ -469,6 +473,9 @@ func newStepView(st playground.Step, divergent bool) stepView {
 		sv.Text = who + " runs " + sqlLabel(st.SQL)
 	case playground.StepBlocked:
 		sv.Text = who + " is blocked on " + sqlLabel(st.SQL) + " (SQLITE_BUSY) and will retry"
+		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error
+			sv.Text = who + " waits on a lock with " + sqlLabel(st.SQL)
+		}
 	default:
 		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
 	}

@@ -79,6 +79,9 @@ func TestLedgerSwitch_RunsOnPostgres(t *testing.T) {
 	if cur := doc.Find(testID("pg-ledger-switch") + ` [aria-current]`).Text(); !strings.Contains(cur, "RR") {
 		t.Errorf("on the RR page the current ledger is %q", cur)
 	}
+	if strings.Contains(doc.Text(), "SQLITE_BUSY") || strings.Contains(doc.Text(), "→ BUSY") {
+		t.Error("the PostgreSQL page speaks of SQLite's BUSY")
+	}
 	for _, a := range doc.Find(testID("pg-controls") + " a[href*='deliver']").EachIter() {
 		if h, _ := a.Attr("href"); !strings.Contains(h, "ledger=postgres-rr") {
 			t.Errorf("a control leaves the ledger: %s", h)
