@@ -302,37 +302,6 @@ func openLedger(im *ledgerImage) (*ledger, error) {
 	return l, nil
 }
 
-// copyPages copies every page of the database at uri into c's database
-// (restore) or of c's database into the one at uri (!restore), with
-// SQLite's backup API.
-func copyPages(c driver.Conn, uri string, restore bool) error {
-	if u, ok := c.(interface{ Unwrap() driver.Conn }); ok {
-		c = u.Unwrap() // a sandboxed connection
-	}
-	bc, ok := c.(interface {
-		NewRestore(string) (*sqlite.Backup, error)
-		NewBackup(string) (*sqlite.Backup, error)
-	})
-	if !ok {
-		return fmt.Errorf("the sqlite connection cannot copy pages")
-	}
-	var b *sqlite.Backup
-	var err error
-	if restore {
-		b, err = bc.NewRestore(uri)
-	} else {
-		b, err = bc.NewBackup(uri)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = b.Step(-1)
-	if ferr := b.Finish(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
 // quiet reports whether no connection has a transaction open or changes
 // pending: the moment an image of the ledger is its committed state.
 func (l *ledger) quiet() bool {
@@ -515,13 +484,9 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 	var res execResult
 	stmt := c.prepared(q)
 	if c.stmts != nil {
-		// A plain connection runs the engine's own short statements on a
-		// small ledger, and the engine checks the run's context and budget
-		// after every statement (sim.over). Given a context that can end,
-		// the driver starts a goroutine per statement to interrupt it, and
-		// installs and removes a progress handler: a fifth of a click's
-		// statement cost for nothing. A learner's statements (sandboxed
-		// connections, stmts == nil) keep the context and their deadline.
+		// The engine's own short statements: sim.over checks the context
+		// after each; one that can end costs the driver a goroutine and a
+		// progress handler per statement. A learner's keep theirs.
 		ctx = context.Background()
 	}
 	if query {

@@ -1,11 +1,14 @@
 package playground
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"modernc.org/sqlite"
 )
 
 // Ledgers are real SQLite database files in WAL mode, the mode production
@@ -79,4 +82,35 @@ func removeLedgerFile(path string) {
 // locking).
 func fileURI(path string) string {
 	return "file:" + path + "?vfs=unix-excl&_pragma=busy_timeout(0)&_pragma=synchronous(off)"
+}
+
+// copyPages copies every page of the database at uri into c's database
+// (restore) or of c's database into the one at uri (!restore), with
+// SQLite's backup API.
+func copyPages(c driver.Conn, uri string, restore bool) error {
+	if u, ok := c.(interface{ Unwrap() driver.Conn }); ok {
+		c = u.Unwrap() // a sandboxed connection
+	}
+	bc, ok := c.(interface {
+		NewRestore(string) (*sqlite.Backup, error)
+		NewBackup(string) (*sqlite.Backup, error)
+	})
+	if !ok {
+		return fmt.Errorf("the sqlite connection cannot copy pages")
+	}
+	var b *sqlite.Backup
+	var err error
+	if restore {
+		b, err = bc.NewRestore(uri)
+	} else {
+		b, err = bc.NewBackup(uri)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = b.Step(-1)
+	if ferr := b.Finish(); err == nil {
+		err = ferr
+	}
+	return err
 }

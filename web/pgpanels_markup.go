@@ -173,3 +173,60 @@ func drawStep(m *markup, st *stepView, sql bool) {
 	}
 	m.raw(`</li>`)
 }
+
+// pgLink draws a control: a link when it applies, a greyed label when not.
+// look is how it looks: btn, primary, fault, seg or inline. A playground
+// draws a few dozen of them on every click.
+func pgLink(l actionLink, look string) templ.Component {
+	return markupComponent(func(m *markup) { drawLink(m, &l, look) })
+}
+
+func drawLink(m *markup, l *actionLink, look string) {
+	switch {
+	case l.Href != "":
+		m.raw(`<a class="pg-ctl"`)
+		m.attr("data-look", look)
+		m.attr("href", l.Href) // a URL this package built (templ.SafeURL in a template)
+		if l.Key != "" {
+			m.attr("data-key", l.Key)
+			m.attr("aria-keyshortcuts", l.Key)
+		}
+		if l.TestID != "" {
+			m.attr("data-testid", l.TestID)
+		}
+		if l.Current {
+			m.raw(` aria-current="true"`)
+		}
+		m.attr("title", l.Title)
+		m.raw(`>`)
+		m.text(l.Label)
+		m.raw(` `)
+		if len(l.Key) == 1 {
+			m.raw(`<kbd class="pg-key" aria-hidden="true">`)
+			m.text(l.Key)
+			m.raw(`</kbd>`)
+		}
+		m.raw(`</a>`)
+	case l.Reason != "":
+		m.raw(`<span class="pg-ctl"`)
+		m.attr("data-look", look)
+		m.raw(` aria-disabled="true"`)
+		m.attr("data-testid", l.TestID)
+		m.attr("data-reason", l.Reason)
+		m.raw(` title="Not now: `)
+		m.text(l.Reason)
+		m.raw(`">`)
+		m.text(l.Label)
+		m.raw(`<span class="visually-hidden">, not now: `)
+		m.text(l.Reason)
+		m.raw(`</span></span>`)
+	default:
+		m.raw(`<span class="pg-ctl"`)
+		m.attr("data-look", look)
+		m.raw(` aria-disabled="true" title="`)
+		m.text(l.Title)
+		m.raw(` (not possible now)">`)
+		m.text(l.Label)
+		m.raw(`</span>`)
+	}
+}

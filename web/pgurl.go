@@ -87,20 +87,23 @@ func (p pgPlace) formFields(s pgState, omit ...string) []hiddenField {
 }
 
 // query writes a state's query string.
-func (p pgPlace) query(s pgState) string {
+func (p pgPlace) query(s pgState) string { return string(p.appendQuery(nil, s)) }
+
+// appendQuery appends a state's query string to b.
+func (p pgPlace) appendQuery(b []byte, s pgState) []byte {
 	fields := p.fields(s)
 	n := 0
 	for _, f := range fields {
 		n += len(f.Name) + len(f.Value) + 2
 	}
-	b := make([]byte, 0, n+n/4)
+	b = slices.Grow(b, n+n/4)
 	for i, f := range fields {
 		if i > 0 {
 			b = append(b, '&')
 		}
 		b = appendQueryEscaped(append(append(b, f.Name...), '='), f.Value)
 	}
-	return string(b)
+	return b
 }
 
 // queryEscape escapes a query value but keeps commas readable.
@@ -130,17 +133,17 @@ func (p pgPlace) href(s pgState) string {
 	if p.inLesson() && s.equal(p.home) {
 		return p.path + "#" + p.block
 	}
-	u := p.path + "?" + p.query(s)
+	b := p.appendQuery(append(append(make([]byte, 0, 256), p.path...), '?'), s)
 	if p.block != "" {
-		u += "#" + p.block
+		b = append(append(b, '#'), p.block...)
 	}
-	return u
+	return string(b) // one allocation for the whole URL: a click draws dozens
 }
 
 // queryHref is href with the query always spelled out, even for a lesson
 // block's initial state: what app.js fetches a fragment from.
 func (p pgPlace) queryHref(s pgState) string {
-	return p.path + "?" + p.query(s)
+	return string(p.appendQuery(append(append(make([]byte, 0, 256), p.path...), '?'), s))
 }
 
 // fullSizeHref opens a state in the full-size playground.

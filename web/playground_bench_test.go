@@ -232,7 +232,7 @@ func BenchmarkGzipLevel(b *testing.B) {
 		level int
 	}{{"huffman-only", gzip.HuffmanOnly}, {"1", gzip.BestSpeed}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}, {"stdlib-1", stdlibLevel}} {
 		b.Run(level.name, func(b *testing.B) {
-			z := newGzipper(level.level)
+			z := newGzipper(level.level, 1)
 			compress := z.compress
 			if level.level == stdlibLevel {
 				compress = stdlibGzip()
