@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"testing"
@@ -105,21 +107,27 @@ func TestLessonPage_ReferencePageIsNotNumbered(t *testing.T) {
 }
 
 // The course as shipped: twelve numbered lessons and the glossary apart.
-func TestIndexPage_EmbeddedCourseCountsTwelveLessons(t *testing.T) {
+func TestIndexPage_EmbeddedCourseCountsItsLessons(t *testing.T) {
 	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every numbered file (NN-slug.md) is a lesson; the glossary is not.
+	numbered, _ := fs.Glob(lessons.Embedded(), "[0-9][0-9]-*.md")
+	n := len(numbered)
+	if n < 14 {
+		t.Fatalf("%d numbered lesson files, want at least 14", n)
+	}
 	h := referenceServer(t, course).Handler()
 	doc := document(t, do(t, h, "GET", "/"))
-	if got := squash(doc.Find(testID("course-facts")).Text()); !strings.HasPrefix(got, "A hands-on course · 12 lessons · ") {
-		t.Errorf("course facts = %q, want 12 lessons", got)
+	if got := squash(doc.Find(testID("course-facts")).Text()); !strings.HasPrefix(got, fmt.Sprintf("A hands-on course · %d lessons · ", n)) {
+		t.Errorf("course facts = %q, want %d lessons", got, n)
 	}
-	if got := squash(doc.Find(testID("progress")).Text()); got != "0 of 12 lessons done" {
+	if got := squash(doc.Find(testID("progress")).Text()); got != fmt.Sprintf("0 of %d lessons done", n) {
 		t.Errorf("progress = %q", got)
 	}
-	if n := doc.Find(testID("lesson-item")).Length(); n != 12 {
-		t.Errorf("%d numbered lessons, want 12", n)
+	if got := doc.Find(testID("lesson-item")).Length(); got != n {
+		t.Errorf("%d numbered lessons, want %d", got, n)
 	}
 	if got := doc.Find(testID("reference-item")).AttrOr("data-reference-slug", ""); got != "glossary" {
 		t.Errorf("reference item = %q, want glossary", got)
@@ -128,8 +136,8 @@ func TestIndexPage_EmbeddedCourseCountsTwelveLessons(t *testing.T) {
 	if got := glossary.Find(testID("lesson-position")).Text(); got != "Reference" {
 		t.Errorf("glossary position = %q, want Reference", got)
 	}
-	twelfth := document(t, do(t, h, "GET", lessonPath(course.Lessons[11].Slug)))
-	if got := twelfth.Find(testID("lesson-position")).Text(); got != "Lesson 12 of 12" {
-		t.Errorf("lesson 12 position = %q", got)
+	last := document(t, do(t, h, "GET", lessonPath(course.Lessons[n-1].Slug)))
+	if got, want := last.Find(testID("lesson-position")).Text(), fmt.Sprintf("Lesson %d of %d", n, n); got != want {
+		t.Errorf("the last lesson's position = %q, want %q", got, want)
 	}
 }
