@@ -38,7 +38,8 @@ func (h *HandlerTrace) UnsettledAt(event int) []MessageOutcome {
 // MessageState is where a message stands with the broker. Status is the
 // kind of the last step that concerned it (StepDeliver: leased to Worker;
 // StepAck; StepAckLost; StepAckRefused; StepCrash: its worker died
-// holding it; StepLeaseExpired; StepDeadLetter), or "" before its first
+// holding it; StepLeaseExpired; StepDeadLetter; in a partition,
+// StepBatchDone: Worker handled it and moved on), or "" before its first
 // delivery. Acked says whether the broker has deleted it, every copy the
 // producer published (Step.Copy) acked: a second delivery's late ack
 // (StepAckRefused) after another worker's ack of the same copy leaves it
@@ -115,12 +116,19 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 	acked := map[string][]bool{} // message → copy number-1 → acked
 	for _, st := range h.Steps[:min(max(n, 0), len(h.Steps))] {
 		m, w := find(st.Message, st.Worker)
+		if w != nil && w.Holding != "" && (st.Kind == StepDeliver || st.Kind == StepBatchDone) {
+			// A partition's consumer moves on to the next record of its
+			// batch, or ends the batch: the record it held is handled.
+			if prev, _ := find(w.Holding, ""); prev != nil && prev.Status == StepDeliver {
+				prev.Status = StepBatchDone
+			}
+		}
 		switch st.Kind {
 		case StepDeliver:
 			if w != nil {
 				w.Holding = st.Message
 			}
-		case StepAck, StepAckLost, StepAckRefused, StepAbort, StepCrash, StepRestart:
+		case StepAck, StepAckLost, StepAckRefused, StepAbort, StepCrash, StepRestart, StepBatchDone:
 			if w != nil {
 				w.Holding = ""
 			}

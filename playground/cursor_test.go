@@ -114,6 +114,9 @@ func TestScenario_InitialLedgerAndTables(t *testing.T) {
 		if len(sc.Prices) > 0 {
 			wantTables++
 		}
+		if sc.Partition != nil {
+			wantTables++ // consumer_offsets
+		}
 		if len(led) != wantTables {
 			t.Fatalf("%s: %d tables in the initial ledger", sc.Name, len(led))
 		}

@@ -32,6 +32,7 @@
 //	orders(id TEXT PRIMARY KEY, state TEXT, shipped_at INTEGER)
 //	shipments(order_id TEXT, message_id TEXT, shipped_at INTEGER)
 //	processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER)
+//	consumer_offsets(partition_id TEXT PRIMARY KEY, next_offset INTEGER)  (shown in partition scenarios only)
 //
 // Each worker has its own connection with busy_timeout=0, opened on first
 // use; the first worker that needs one gets the pinned connection (it is
@@ -102,6 +103,16 @@
 //	replay                        every message published so far is delivered again, in order, to the first idle worker, each as a new copy
 //	prune [older-than T]          delete processed_messages rows older than T ticks (default Settings.RetentionTicks)
 //	advance T                     the clock moves T ticks on
+//	poll [crash-at OFFSET]        partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	                              crash-at kills it just before its handler runs on the record at OFFSET
+//	rebalance [to W]              partition scenarios: the group assigns the partition to W (default: the next worker), which seeks
+//
+// A partition scenario (Scenario.Partition) has no queue: its messages are
+// the records at offsets 0, 1, 2… of one partition, read with poll and
+// rebalance; deliver, redeliver, publish, start, expire, redrive and replay
+// are skipped there, as poll and rebalance are in a queue scenario. How the
+// owner keeps its place (the handler's @offsets), what a seek reads, and
+// when a record counts as owed or lost are in offsets.go.
 //
 // Limits: MaxScriptBytes, MaxScriptEvents, MaxHandlers per run, MaxWorkers
 // and MaxMessages per scenario. Over a limit is an InputError.
@@ -140,6 +151,9 @@
 //	@retry-on serialization_failure
 //	                    on a PostgreSQL ledger, a transaction that fails with 40001 or 40P01
 //	                    rolls back and runs again from its BEGIN (else: no ack)
+//	@offsets STYLE      in a partition scenario: auto-commit (commit a batch's offsets when it is handed over),
+//	                    commit-after (commit once the batch is handled; the default) or stored (commit nothing
+//	                    to the group, seek to next_offset in consumer_offsets); elsewhere it changes nothing
 //
 // Stopping rolls back an open transaction. Statements may be SELECT, INSERT,
 // UPDATE, DELETE, REPLACE, BEGIN, COMMIT (END) and ROLLBACK; a section must
@@ -150,7 +164,9 @@
 // none), :payment_id (a credit's business key: the payment it carries, its
 // message id when it names none; NULL for a ship message), :sku, :price and
 // :version (a price change's product, new price and producer-assigned
-// version; NULL for other kinds) and :now (the clock). Each statement is prepared against the schema
+// version; NULL for other kinds), :now (the clock), and in a partition
+// scenario :offset (the record's offset) and :partition (the partition's
+// name), NULL elsewhere. Each statement is prepared against the schema
 // when the handler is parsed, so errors name the line:
 // "handler: handler mine, line 4: unknown parameter :amout; parameters are …".
 // A statement that fails at run time (say a UNIQUE violation) aborts the
@@ -239,7 +255,8 @@
 // of steps the event produced (the sequence diagram). Step kinds are the
 // Step* constants: deliver, sql, blocked, stop, filter-hit, ack, ack-lost,
 // ack-refused, crash, rollback, restart, abort, lease-expired,
-// dead-letter, prune, clock, skip, note. A step's changes are the rows its
+// dead-letter, prune, clock, skip, note; in a partition scenario also
+// poll, seek, offset-commit, rebalance and batch-done. A step's changes are the rows its
 // statement changed; inside a transaction they are "pending" (invisible to
 // other connections) until the COMMIT step lists them as "committed";
 // "reverted" lists what a rollback undid. rows_affected is set for writes,

@@ -111,6 +111,7 @@ type sim struct {
 	effectPending bool
 	changed       map[string]bool // rows changed in the current event
 	blockSeq      int
+	part          *partition // a Kafka-style partition and its consumer group (offsets.go); nil: a queue
 }
 
 type worker struct {
@@ -133,7 +134,8 @@ type job struct {
 	leaseEnd     int64
 	leaseExpired bool
 	filterDone   bool
-	retries      int // @retry-on serialization_failure retries so far
+	retries      int  // @retry-on serialization_failure retries so far
+	batch        bool // a record of a polled batch (offsets.go): no ack
 }
 
 // msgState is one message id at the broker: the copies the producer
@@ -235,6 +237,7 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 		s.msgs[sc.Messages[i].ID] = &msgState{m: &sc.Messages[i]}
 	}
 	l.onCommit = s.committed
+	s.part = newPartition(s)
 	return s
 }
 
@@ -316,6 +319,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 		if len(j.DeadLettered)+len(j.InFlight) > 0 {
 			f.Unsettled = append(append([]MessageOutcome(nil), j.DeadLettered...), j.InFlight...)
 		}
+		f.Partition = s.partitionFrame()
 		ht.Frames = append(ht.Frames, f)
 		if probe != nil && probe.At == i+1 {
 			refusals = s.answerProbe(probe)
@@ -354,6 +358,9 @@ func (s *sim) skip(w, msg, note string) {
 // nothing: apply records a refused event as a skip step with this note, and
 // a probe (Request.Probe) asks it of events a learner might add next.
 func (s *sim) refusal(ev Event) string {
+	if note, ok := s.partitionRefusal(ev); ok {
+		return note
+	}
 	switch ev.Kind {
 	case EventDeliver, EventRedeliver, EventPublish, EventStart, EventRedrive:
 		m := s.msgs[ev.Message]
@@ -443,6 +450,10 @@ func (s *sim) apply(ev Event) error {
 		return s.replay()
 	case EventPrune:
 		return s.prune(ev)
+	case EventPoll:
+		return s.poll(ev)
+	case EventRebalance:
+		return s.rebalance(ev)
 	case EventAdvance:
 		from := s.now
 		s.now += ev.N

@@ -44,5 +44,5 @@ func ExampleParseHandler() {
 	_, err := playground.ParseHandler("mine", "@on credit\nUPDATE accounts\n  SET balance = balance + :amout\n  WHERE id = :account_id;\n")
 	fmt.Println(err)
 	// Output:
-	// handler: handler mine, line 2: unknown parameter :amout; parameters are :message_id, :amount, :balance, :account_id, :order_id, :payment_id, :sku, :price, :version, :now
+	// handler: handler mine, line 2: unknown parameter :amout; parameters are :message_id, :amount, :balance, :account_id, :order_id, :payment_id, :sku, :price, :version, :now, :offset, :partition
 }

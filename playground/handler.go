@@ -22,6 +22,10 @@ type Handler struct {
 	// PostgreSQL ledger, a transaction that fails with 40001 or 40P01 runs
 	// again from its BEGIN (pgsession.go).
 	RetryOnSerializationFailure bool `json:"retry_on_serialization_failure,omitempty"`
+	// Offsets is how the handler's consumer keeps its place in a
+	// partition (@offsets: auto-commit, commit-after or stored; offsets.go);
+	// "" runs as commit-after in a partition scenario.
+	Offsets string `json:"offsets,omitempty"`
 
 	sections map[string][]*statement // message kind (or "*") → statements
 }
@@ -46,7 +50,7 @@ type statement struct {
 func (st *statement) isQuery() bool { return st.Verb == "SELECT" }
 
 // Parameters a handler statement may use, bound from the message.
-var handlerParams = []string{"message_id", "amount", "balance", "account_id", "order_id", "payment_id", "sku", "price", "version", "now"}
+var handlerParams = []string{"message_id", "amount", "balance", "account_id", "order_id", "payment_id", "sku", "price", "version", "now", "offset", "partition"}
 
 // Message kinds a handler can have a section for.
 var messageKinds = []string{KindCredit, KindShip, KindPrice}
@@ -64,6 +68,7 @@ var builtinOrder = []string{
 	"increment", "set-value", "dedupe-tx", "conditional", "check-then-insert",
 	"mark-before", "mark-after", "memory-filter", "filter-dedupe", "dedupe-key",
 	"versioned-set",
+	"auto-commit", "commit-after", "offset-tx",
 }
 
 var builtinHandlers = func() map[string]*Handler {
@@ -192,6 +197,14 @@ func parseHandlerChecked(name, source string, check func(*statement) error) (*Ha
 					return nil, lineNo, fmt.Errorf("@retry-on takes serialization_failure (PostgreSQL's 40001 and 40P01), not %q", clip(arg))
 				}
 				h.RetryOnSerializationFailure = true
+			case "offsets":
+				if err := once(); err != nil {
+					return nil, lineNo, err
+				}
+				if !contains(offsetStyles, arg) {
+					return nil, lineNo, fmt.Errorf("@offsets takes %s, not %q", strings.Join(offsetStyles, ", "), clip(arg))
+				}
+				h.Offsets = arg
 			case "on":
 				if !contains(messageKinds, arg) {
 					return nil, lineNo, fmt.Errorf("@on takes a message kind (%s), not %q", strings.Join(messageKinds, ", "), clip(arg))

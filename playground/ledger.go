@@ -25,14 +25,15 @@ CREATE TABLE orders(id TEXT PRIMARY KEY, state TEXT NOT NULL, shipped_at INTEGER
 CREATE TABLE shipments(order_id TEXT NOT NULL, message_id TEXT NOT NULL, shipped_at INTEGER NOT NULL);
 CREATE TABLE processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER NOT NULL);
 CREATE TABLE prices(sku TEXT PRIMARY KEY, price INTEGER NOT NULL, version INTEGER NOT NULL);
+CREATE TABLE consumer_offsets(partition_id TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
 `
 
 // tableOrder is the order tables appear in traces; tableColumns their columns.
-var tableOrder = []string{"accounts", "orders", "shipments", "prices", "processed_messages"}
+var tableOrder = []string{"accounts", "orders", "shipments", "prices", "processed_messages", "consumer_offsets"}
 
 // storyTables are tables only some scenarios use: a trace leaves one out
 // while it is empty, so the traces of the other scenarios read as before.
-var storyTables = map[string]bool{"prices": true}
+var storyTables = map[string]bool{"prices": true, "consumer_offsets": true} // consumer_offsets: partition scenarios (offsets.go)
 
 var tableColumns = map[string][]string{
 	"accounts":           {"id", "balance"},
@@ -40,6 +41,7 @@ var tableColumns = map[string][]string{
 	"shipments":          {"order_id", "message_id", "shipped_at"},
 	"processed_messages": {"message_id", "processed_at"},
 	"prices":             {"sku", "price", "version"},
+	"consumer_offsets":   {"partition_id", "next_offset"},
 }
 
 var sqliteDriver = &sqlite.Driver{}

@@ -219,6 +219,7 @@ CREATE TABLE orders(id text PRIMARY KEY, state text NOT NULL, shipped_at bigint)
 CREATE TABLE shipments(order_id text NOT NULL, message_id text NOT NULL, shipped_at bigint NOT NULL);
 CREATE TABLE processed_messages(message_id text PRIMARY KEY, processed_at bigint NOT NULL);
 CREATE TABLE prices(sku text PRIMARY KEY, price bigint NOT NULL, version bigint NOT NULL);
+CREATE TABLE consumer_offsets(partition_id text PRIMARY KEY, next_offset bigint NOT NULL);
 CREATE FUNCTION idemlab_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	RAISE NOTICE USING MESSAGE = 'idemlab-change', DETAIL = json_build_array(TG_TABLE_NAME, lower(TG_OP), to_jsonb(OLD), to_jsonb(NEW))::text;
@@ -229,6 +230,7 @@ CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON orders FOR EAC
 CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON shipments FOR EACH ROW EXECUTE FUNCTION idemlab_change();
 CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON processed_messages FOR EACH ROW EXECUTE FUNCTION idemlab_change();
 CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON prices FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON consumer_offsets FOR EACH ROW EXECUTE FUNCTION idemlab_change();
 `
 
 // create makes the schema, its tables and its role.
@@ -246,7 +248,7 @@ SET LOCAL search_path = %[1]s;
 %[7]s
 REVOKE ALL ON FUNCTION idemlab_change() FROM PUBLIC;
 GRANT USAGE ON SCHEMA %[1]s TO %[1]s;
-GRANT SELECT, INSERT, UPDATE, DELETE ON accounts, orders, shipments, processed_messages, prices TO %[1]s;
+GRANT SELECT, INSERT, UPDATE, DELETE ON accounts, orders, shipments, processed_messages, prices, consumer_offsets TO %[1]s;
 `, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL)
 	if err := execAll(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
 		return fmt.Errorf("ledger schema %s: %w", s, err)
@@ -367,7 +369,7 @@ func (pl *pgLedger) reset(ctx context.Context, tmpl *ledgerImage) error {
 		pl.monitor = m
 	}
 	var b strings.Builder
-	b.WriteString("BEGIN; DELETE FROM accounts; DELETE FROM orders; DELETE FROM shipments; DELETE FROM processed_messages; DELETE FROM prices;")
+	b.WriteString("BEGIN; DELETE FROM accounts; DELETE FROM orders; DELETE FROM shipments; DELETE FROM processed_messages; DELETE FROM prices; DELETE FROM consumer_offsets;")
 	for _, t := range tableOrder {
 		rows := tmpl.rows[t]
 		ids := make([]int64, 0, len(rows))

@@ -50,6 +50,8 @@ var paramMeanings = map[string]string{
 	"price":      "a price change's new price, an absolute value (NULL for other kinds)",
 	"version":    "a price change's version, set by the producer and one higher for each change of the product (NULL for other kinds)",
 	"payment_id": "a credit's business key: the payment it carries (its message id when it names none); NULL for a ship message",
+	"offset":     "in a partition scenario, the record's offset in the partition (0, 1, 2…); NULL in a queue scenario",
+	"partition":  "in a partition scenario, the partition's name (payments-0); NULL in a queue scenario",
 }
 
 // handlerDirectives are the directives the parser knows, in the order the
@@ -65,6 +67,8 @@ var handlerDirectives = []DirectiveReference{
 		Example: "@filter\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"},
 	{Name: "retry-on", Usage: "@retry-on serialization_failure", Meaning: "on a PostgreSQL ledger, a transaction that fails with a serialization failure (40001) or a deadlock (40P01) rolls back and runs again from its BEGIN; without it the handler fails and the message is not acked",
 		Example: "@retry-on serialization_failure\nBEGIN;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;"},
+	{Name: "offsets", Usage: "@offsets " + strings.Join(offsetStyles, "|"), Meaning: "in a partition scenario (elsewhere it changes nothing), how the consumer keeps its place: auto-commit commits the offsets of a batch when it is handed over, processed or not; commit-after commits them once the batch is handled (the default); stored commits nothing to the group and, on assignment, seeks to next_offset in consumer_offsets, which the handler writes itself",
+		Example: "@offsets stored\n@on credit\nBEGIN;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nUPDATE consumer_offsets SET next_offset = :offset + 1 WHERE partition_id = :partition;\nCOMMIT;"},
 	{Name: "description", Usage: "@description TEXT", Meaning: "one line that lists show",
 		Example: "@description Adds the amount to the balance.\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"},
 	{Name: "idempotent", Usage: "@idempotent yes|no", Meaning: "the handler's claim, with @why for its reason",

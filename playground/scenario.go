@@ -96,6 +96,9 @@ type Scenario struct {
 	Orders        []Order        `json:"orders"`
 	Prices        []Price        `json:"prices,omitempty"`
 	TickUnit      string         `json:"tick_unit"`
+	// Partition, when set, makes the broker a Kafka-style partition read
+	// by poll and rebalance instead of a queue (offsets.go).
+	Partition *Partition `json:"partition,omitempty"`
 
 	once    sync.Once
 	tmpl    *ledgerImage
@@ -304,6 +307,7 @@ var scenarioList = []*Scenario{
 		TickUnit:      "second",
 	},
 	stalePrice,
+	partitionCrash,
 }
 
 var scenarioByName = func() map[string]*Scenario {
@@ -376,6 +380,9 @@ func (sc *Scenario) CheckScript(s *Script) error {
 			}
 			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: unknown message %s; messages are %s", i+1, ev.Message, strings.Join(ids, ", "))}
 		}
+		if err := sc.checkPartitionEvent(i+1, ev); err != nil {
+			return err
+		}
 		if ev.Worker != "" && !contains(sc.Workers, ev.Worker) {
 			return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: unknown worker %s; workers are %s", i+1, ev.Worker, strings.Join(sc.Workers, ", "))}
 		}
@@ -426,6 +433,10 @@ func (sc *Scenario) Tables() []string {
 			if len(sc.Prices) == 0 {
 				continue
 			}
+		case "consumer_offsets":
+			if sc.Partition == nil {
+				continue
+			}
 		}
 		out = append(out, t)
 	}
@@ -443,6 +454,9 @@ func (sc *Scenario) template() (*ledgerImage, error) {
 			fmt.Fprintf(&b, "INSERT INTO orders(id, state) VALUES ('%s', '%s');\n", o.ID, o.State)
 		}
 		sc.priceInserts(&b)
+		if sc.Partition != nil {
+			fmt.Fprintf(&b, "INSERT INTO consumer_offsets(partition_id, next_offset) VALUES ('%s', 0);\n", sc.Partition.Name)
+		}
 		sc.tmpl, sc.tmplErr = newLedgerTemplate(b.String())
 	})
 	return sc.tmpl, sc.tmplErr

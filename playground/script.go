@@ -38,6 +38,9 @@ const (
 	EventPrune     = "prune"
 	EventAdvance   = "advance"
 	EventRedrive   = "redrive"
+	// A Kafka-style partition's events (offsets.go).
+	EventPoll      = "poll"
+	EventRebalance = "rebalance"
 )
 
 // Fault kinds that may follow deliver, redeliver and publish.
@@ -45,6 +48,9 @@ const (
 	FaultLoseAck        = "lose-ack"
 	FaultCrashBeforeAck = "crash-before-ack"
 	FaultCrashAfter     = "crash-after"
+	// FaultCrashAt may follow poll: the consumer dies just before it
+	// handles the record at offset N (Event.N).
+	FaultCrashAt = "crash-at"
 )
 
 // Event is one parsed script event. Zero values mean "not given": Worker ""
@@ -56,7 +62,8 @@ type Event struct {
 	Fault   string `json:"fault,omitempty"`
 	// FaultAfter is N of crash-after N.
 	FaultAfter int `json:"fault_after,omitempty"`
-	// N is the count of step, the ticks of advance and the older-than of prune.
+	// N is the count of step, the ticks of advance, the older-than of
+	// prune and the offset of poll's crash-at.
 	N int64 `json:"n,omitempty"`
 	// OlderThan tells whether prune was given older-than (0 is a valid T).
 	OlderThan bool `json:"older_than,omitempty"`
@@ -217,6 +224,11 @@ func parseEvent(f []string) (Event, error) {
 			}
 			ev.N, ev.OlderThan, args = n, true, args[2:]
 		}
+	case EventPoll, EventRebalance:
+		var err error
+		if args, err = parsePartitionEvent(&ev, args); err != nil {
+			return ev, err
+		}
 	case EventAdvance:
 		if len(args) == 0 {
 			return ev, fmt.Errorf("advance needs a tick count, e.g. advance 30")
@@ -227,7 +239,7 @@ func parseEvent(f []string) (Event, error) {
 		}
 		ev.N, args = n, args[1:]
 	default:
-		return ev, fmt.Errorf("unknown event %q; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance, redrive", clip(ev.Kind))
+		return ev, fmt.Errorf("unknown event %q; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance, redrive, poll, rebalance", clip(ev.Kind))
 	}
 	if len(args) > 0 {
 		return ev, fmt.Errorf("unexpected %q at the end of %s", clip(args[0]), ev.Kind)
@@ -255,7 +267,7 @@ func checkName(what, s string) error {
 		}
 	}
 	switch s {
-	case "to", "on", "older-than", FaultLoseAck, FaultCrashBeforeAck, FaultCrashAfter:
+	case "to", "on", "older-than", FaultLoseAck, FaultCrashBeforeAck, FaultCrashAfter, FaultCrashAt:
 		return fmt.Errorf("%s %q is a keyword", what, s)
 	}
 	return nil
@@ -304,6 +316,8 @@ func (e Event) appendText(b []byte) []byte {
 		}
 	case EventAdvance:
 		b = strconv.AppendInt(append(b, ' '), e.N, 10)
+	case EventPoll, EventRebalance:
+		b = e.appendPartitionText(b)
 	}
 	return b
 }

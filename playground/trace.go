@@ -140,6 +140,9 @@ type Frame struct {
 	// (goal.go); it is left out of the JSON trace, whose golden files
 	// other tools compare.
 	Effects map[string]int `json:"-"`
+	// Partition is a partition scenario's consumer group after the event
+	// (offsets.go); nil for a queue.
+	Partition *PartitionFrame `json:"partition,omitempty"`
 }
 
 // TableRows is a table's committed rows in rowid order.

@@ -151,7 +151,7 @@ func (s *sim) judge(actual []Figure) judgement {
 			ht.Effects[m.ID] = 1 // it shipped an order it must not have
 		}
 		dead := st.firstDead()
-		inFlight := st.firstOwed() != nil
+		inFlight := s.owes(st)
 		if dead != nil {
 			ht.DeadLettered = append(ht.DeadLettered, MessageOutcome{MessageID: m.ID,
 				Detail: fmt.Sprintf("%s was dead-lettered after %d failed deliveries", m.ID, dead.deliveries)})
@@ -180,7 +180,7 @@ func (s *sim) judge(actual []Figure) judgement {
 				Detail: m.ID + "'s effect was overwritten by a stale write"})
 		case acc.applies && acc.times == 0:
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: s.skippedAt(m.ID),
-				Detail: m.ID + " was acked but never applied"})
+				Detail: s.lostDetail(m.ID)})
 		}
 	}
 	// The figures, against the ledger of the messages that settled: a
@@ -255,6 +255,9 @@ func (s *sim) verdict(ht *HandlerTrace, script *Script) {
 // inFlightWhy says why the broker still owes a delivery of the message
 // (of its oldest owed copy, when the producer published it more than once).
 func (s *sim) inFlightWhy(id string) string {
+	if s.part != nil {
+		return s.part.owedWhy(s, id)
+	}
 	m := s.msgs[id]
 	if w := s.holderOf(m); w != nil {
 		return fmt.Sprintf("%s is still being handled by %s", id, w.name)

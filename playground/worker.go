@@ -165,7 +165,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 			return progressed, nil
 		}
 		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
-			Note: "the handler failed: no ack, so the broker delivers " + j.msg.m.ID + " again after its lease"})
+			Note: s.abortNote(j.msg.m.ID)})
 		if w.db.inTransaction() {
 			r := s.rollback(w)
 			r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
@@ -228,6 +228,11 @@ func (s *sim) finishJob(w *worker) {
 	if s.h.Filter {
 		w.filter[id] = true
 	}
+	if j.batch { // a partition's record: no ack, the batch goes on (offsets.go)
+		w.job = nil
+		s.part.handled = true
+		return
+	}
 	switch {
 	case j.fault == FaultCrashBeforeAck:
 		s.crash(w, StepCrash, "crash-before-ack: "+w.name+" dies after its last statement, before acking")
@@ -272,6 +277,9 @@ func (s *sim) crash(w *worker, kind, note string) error {
 	w.job = nil
 	w.blockedAt = 0
 	w.filter = map[string]bool{}
+	if s.part != nil {
+		s.partitionWorkerDied(w, kind)
+	}
 	return nil
 }
 
@@ -307,6 +315,8 @@ func (s *sim) bind(st *statement, m *Message) ([]Arg, []driver.NamedValue) {
 			}
 		case "now":
 			v = s.now
+		case "offset", "partition":
+			v = s.partitionParam(p, m)
 		}
 		args[i] = Arg{Name: p, Value: v}
 		nargs[i] = driver.NamedValue{Name: p, Ordinal: i + 1, Value: v}

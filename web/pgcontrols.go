@@ -89,8 +89,15 @@ func probedEvents(sc *playground.Scenario, s pgState) []playground.Event {
 	for _, w := range sc.Workers {
 		out = append(out, playground.Event{Kind: playground.EventStep, Worker: w}, playground.Event{Kind: playground.EventFinish, Worker: w})
 	}
+	if sc.Partition != nil {
+		out = append(out, partitionEvents...)
+	}
 	return append(out, playground.Event{Kind: playground.EventReplay})
 }
+
+// partitionEvents are the Poll and Rebalance controls' events: a
+// partition scenario's owner reads with poll, and a rebalance moves it.
+var partitionEvents = []playground.Event{{Kind: playground.EventPoll}, {Kind: playground.EventRebalance}}
 
 // refusals maps each probed event (canonical text) to the engine's reason
 // for refusing it; events it would act on are absent.
@@ -248,6 +255,13 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		c.offer(actionLink{Label: "Replay from offset 0", Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"}, playground.Event{Kind: playground.EventReplay}, href, s),
 		{Label: "Prune the dedupe table", Href: href(s.appendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
 		{Label: "Advance " + ticksText(pv.scenario.Settings.LeaseTicks, pv.tickUnit), Href: href(s.appendEvent(playground.Event{Kind: playground.EventAdvance, N: max(pv.scenario.Settings.LeaseTicks, 1)})), Title: "The clock moves on by one lease", TestID: "pg-advance"},
+	}
+
+	if pv.scenario.Partition != nil {
+		c.Broker = append([]actionLink{
+			c.offer(actionLink{Label: "Poll", Title: "The partition's owner fetches its next batch and runs its handler on each record", TestID: "pg-poll"}, partitionEvents[0], href, s),
+			c.offer(actionLink{Label: "Rebalance", Title: "The group gives the partition to the next consumer, which seeks to where the offsets say", TestID: "pg-rebalance"}, partitionEvents[1], href, s),
+		}, c.Broker...)
 	}
 
 	for _, h := range playground.Handlers() {

@@ -480,6 +480,9 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 		if ms.Status == playground.StepDeliver {
 			mv.Status = "running on " + ms.Worker
 		}
+		if ms.Status == playground.StepBatchDone {
+			mv.Status = "handled by " + ms.Worker
+		}
 		if m.Kind == playground.KindShip {
 			mv.What = "ship " + m.OrderID
 		} else if m.Kind == playground.KindPrice {

@@ -1,0 +1,54 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// A partition scenario offers Poll and Rebalance, each a link that adds its
+// event, or disabled with the engine's reason; its Deliver controls are
+// disabled, since a partition is read by polling.
+func TestPlaygroundControls_PartitionPollAndRebalance(t *testing.T) {
+	h := newTestServer(t, Config{}).Handler()
+	resp := do(t, h, "GET", "/playground?scenario=partition-crash&script=poll")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	doc := document(t, resp)
+	poll := doc.Find(testID("pg-poll"))
+	u, err := url.Parse(poll.AttrOr("href", ""))
+	if poll.Length() != 1 || !poll.Is("a[href]") || err != nil || u.Query().Get("script") != "poll; poll" {
+		t.Fatalf("Poll control: %d, href %q", poll.Length(), poll.AttrOr("href", ""))
+	}
+	if rb := doc.Find(testID("pg-rebalance")); rb.Length() != 1 || !rb.Is("a[href]") {
+		t.Fatalf("Rebalance control: %d", rb.Length())
+	}
+	deliver := doc.Find(`[data-testid="pg-message"][data-message="rec-3"] ` + testID("pg-deliver"))
+	if deliver.Length() != 1 || deliver.Is("a") || !strings.Contains(deliver.AttrOr("data-reason", ""), "payments-0 is a partition") {
+		t.Errorf("rec-3's Deliver is not disabled with the partition's reason: %q", deliver.AttrOr("data-reason", ""))
+	}
+
+	// Following Poll plays the next batch.
+	next := do(t, h, "GET", poll.AttrOr("href", ""))
+	if next.StatusCode != http.StatusOK {
+		t.Fatalf("after Poll: status %d", next.StatusCode)
+	}
+	if body := document(t, next).Text(); !strings.Contains(body, "rec-4") {
+		t.Errorf("after Poll the page never names rec-4")
+	}
+
+	// After the owner crashed, Poll is refused until a rebalance.
+	doc = document(t, do(t, h, "GET", "/playground?scenario=partition-crash&script=poll+crash-at+1"))
+	poll = doc.Find(testID("pg-poll"))
+	if poll.Is("a") || !strings.Contains(poll.AttrOr("data-reason", ""), "no live consumer owns payments-0") {
+		t.Errorf("Poll after a crash: %q", poll.AttrOr("data-reason", ""))
+	}
+
+	// A queue scenario has neither.
+	doc = document(t, do(t, h, "GET", "/playground?scenario=lost-ack"))
+	if n := doc.Find(testID("pg-poll")).Length() + doc.Find(testID("pg-rebalance")).Length(); n != 0 {
+		t.Errorf("lost-ack offers %d partition controls", n)
+	}
+}
