@@ -188,7 +188,7 @@
 // handler for PostgreSQL is parsed with ParseHandlerFor: SQLite-only syntax
 // is an error with PostgreSQL's way as a hint, and statements may name only
 // the ledger tables and a short list of functions; the schema's role has
-// privileges on those four tables and nothing else.
+// privileges on those six tables and nothing else.
 //
 // # Verdict
 //

@@ -345,3 +345,39 @@ func FuzzRunPartition(f *testing.F) {
 		checkPartitionPromises(t, script)
 	})
 }
+
+// TestPartition_PostgresMatchesSQLite plays the partition scripts on a
+// PostgreSQL ledger at each isolation level: every step (kind, record,
+// rows, note) and every verdict is the SQLite ledger's. It needs
+// IDEMLAB_TEST_DATABASE, as the other PostgreSQL tests do.
+func TestPartition_PostgresMatchesSQLite(t *testing.T) {
+	pg := testPostgresLedgers(t, 1)
+	count := func(n *int64) string {
+		if n == nil {
+			return "-"
+		}
+		return fmt.Sprint(*n)
+	}
+	steps := func(h *HandlerTrace) []string {
+		var out []string
+		for _, st := range h.Steps {
+			out = append(out, strings.Join([]string{st.Kind, st.Worker, st.Message, st.Note, st.Error, count(st.RowsFound), count(st.RowsAffected)}, " | "))
+		}
+		return out
+	}
+	for _, script := range []string{"poll crash-at 2; rebalance to B; poll", "poll crash-at 1; rebalance to B; poll crash-at 2; rebalance to A; poll; poll"} {
+		want, err := Run(context.Background(), Request{Scenario: "partition-crash", Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ledger := range []string{"postgres-rc", "postgres-rr", "postgres-serializable"} {
+			for _, wh := range want.Handlers {
+				got := runOnPostgres(t, pg, ledger, "partition-crash", wh.Name, "", script).Handlers[0]
+				if got.Verdict != wh.Verdict || !reflect.DeepEqual(steps(got), steps(wh)) {
+					t.Errorf("%s, %s, %q: verdict %s, steps\n%s\nwant %s, steps\n%s", ledger, wh.Name, script,
+						got.Verdict, strings.Join(steps(got), "\n"), wh.Verdict, strings.Join(steps(wh), "\n"))
+				}
+			}
+		}
+	}
+}

@@ -465,7 +465,7 @@ func TestPostgresLedger_SameScriptSameTrace(t *testing.T) {
 }
 
 // A session runs as the ledger's role, which can touch nothing but its
-// own four tables, with its timeouts set.
+// own six tables, with its timeouts set.
 func TestPostgresLedger_TheRoleTouchesNothingElse(t *testing.T) {
 	pg := testPostgresLedgers(t, 2)
 	lg, _ := ParseLedger("postgres-rc", pg)

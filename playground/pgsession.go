@@ -55,7 +55,7 @@ func (sess *pgSession) notice(_ *pgconn.PgConn, n *pgconn.Notice) {
 }
 
 // pgParamTypes: the parameters that are text; the others are bigint.
-var pgTextParams = map[string]bool{"message_id": true, "account_id": true, "order_id": true, "payment_id": true, "sku": true}
+var pgTextParams = map[string]bool{"message_id": true, "account_id": true, "order_id": true, "payment_id": true, "sku": true, "partition": true}
 
 const (
 	pgOIDText = 25
