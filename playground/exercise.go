@@ -152,8 +152,12 @@ func (e *Exercise) Validate() error {
 		return fail("scenarios", "missing; name at least one built-in scenario")
 	}
 	for _, name := range e.Scenarios {
-		if _, err := LookupScenario(name); err != nil {
+		sc, err := LookupScenario(name)
+		if err != nil {
 			return fail("scenarios", "%v", err)
+		}
+		if sc.Partition != nil { // the explorer plays a queue's deliveries, not polls
+			return fail("scenarios", "%s reads a partition with poll and rebalance, which the checker does not explore; name a queue scenario", sc.Name)
 		}
 	}
 	if len(e.Invariants) == 0 {

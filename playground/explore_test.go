@@ -220,6 +220,7 @@ func TestExercise_ValidateNamesTheField(t *testing.T) {
 		{"no goal", func(e *Exercise) { e.Goal = " " }, "goal"},
 		{"no scenario", func(e *Exercise) { e.Scenarios = nil }, "scenarios"},
 		{"unknown scenario", func(e *Exercise) { e.Scenarios = []string{"lost-ak"} }, "unknown scenario"},
+		{"partition scenario", func(e *Exercise) { e.Scenarios = []string{"partition-crash"} }, "partition-crash reads a partition with poll and rebalance"},
 		{"too many workers", func(e *Exercise) { e.Bounds.Workers = 3 }, "bounds.workers"},
 		{"too many messages", func(e *Exercise) { e.Bounds.Messages = 5 }, "bounds.messages"},
 		{"unknown invariant", func(e *Exercise) { e.Invariants = []string{"exactly-twice"} }, "unknown invariant"},
