@@ -24,6 +24,7 @@ type effectLedger struct {
 	accounts  map[string]*accountEffects
 	shipments map[int64]shipmentEffect // shipments rowid → who inserted it
 	prices    map[string][]priceWrite  // SKU → the commits that changed its price
+	outside   *outsideWorld            // charges and emails (provider.go)
 }
 
 type accountEffects struct {
@@ -40,7 +41,7 @@ type shipmentEffect struct {
 }
 
 func newEffectLedger(sc *Scenario) *effectLedger {
-	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}}
+	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}, outside: newOutsideWorld()}
 	for _, a := range sc.Accounts {
 		e.accounts[a.ID] = &accountEffects{explained: true, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
 	}
@@ -48,7 +49,7 @@ func newEffectLedger(sc *Scenario) *effectLedger {
 }
 
 func (e *effectLedger) clone() *effectLedger {
-	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}}
+	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}, outside: e.outside.clone()}
 	for sku, ws := range e.prices {
 		out.prices[sku] = slices.Clone(ws)
 	}
@@ -187,6 +188,7 @@ func (e *effectLedger) keyString() string {
 	sort.Strings(ships)
 	b.WriteString(strings.Join(ships, ","))
 	e.priceKeyString(&b)
+	b.WriteString("|outside:" + e.outside.keyString())
 	return b.String()
 }
 

@@ -297,7 +297,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 			// figures and rows (they are never modified).
 			f.Actual, f.Ledger = ht.Frames[prev].Actual, ht.Frames[prev].Ledger
 		} else {
-			f.Actual, f.Ledger = s.actual(), l.snapshot()
+			f.Actual, f.Ledger = s.actual(), s.snapshot()
 			s.meter.chargeSnapshot(f.Ledger)
 		}
 		if prev := len(ht.Frames) - 1; prev >= 0 && len(s.delivered) == expectedFor {

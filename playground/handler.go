@@ -45,6 +45,9 @@ type statement struct {
 	// Immediate: BEGIN IMMEDIATE or BEGIN EXCLUSIVE, which take the write
 	// lock at once.
 	Immediate bool
+	// Call is a CALL to a system outside the database (provider.go); nil
+	// for SQL.
+	Call *outsideCall
 }
 
 func (st *statement) isQuery() bool { return st.Verb == "SELECT" }
@@ -74,18 +77,32 @@ var builtinOrder = []string{
 var builtinHandlers = func() map[string]*Handler {
 	m := map[string]*Handler{}
 	for _, name := range builtinOrder {
-		src, err := handlerFiles.ReadFile("handlers/" + name + ".handler")
-		if err != nil {
-			panic(err)
-		}
-		h, err := ParseHandler(name, string(src))
-		if err != nil {
-			panic(fmt.Sprintf("built-in handler %s: %v", name, err))
-		}
-		m[name] = h
+		m[name] = mustLoadHandler(name)
 	}
 	return m
 }()
+
+// mustLoadHandler parses the embedded handlers/NAME.handler.
+func mustLoadHandler(name string) *Handler {
+	src, err := handlerFiles.ReadFile("handlers/" + name + ".handler")
+	if err != nil {
+		panic(err)
+	}
+	h, err := ParseHandler(name, string(src))
+	if err != nil {
+		panic(fmt.Sprintf("built-in handler %s: %v", name, err))
+	}
+	return h
+}
+
+// addHandlers appends built-in handlers, in teaching order, to those of
+// builtinOrder (a topic's file registers its own from init).
+func addHandlers(names ...string) {
+	for _, name := range names {
+		builtinHandlers[name] = mustLoadHandler(name)
+		builtinOrder = append(builtinOrder, name)
+	}
+}
 
 // Handlers returns the built-in handlers in teaching order.
 func Handlers() []*Handler {
@@ -232,7 +249,7 @@ func parseHandlerChecked(name, source string, check func(*statement) error) (*Ha
 				if word == GuardStopIfFound && !last.isQuery() {
 					return nil, lineNo, fmt.Errorf("@stop-if-found must follow a SELECT (line %d is %s)", last.Line, last.Verb)
 				}
-				if word == GuardStopIfNoRows && (last.isQuery() || isTxVerb(last.Verb)) {
+				if word == GuardStopIfNoRows && (last.isQuery() || isTxVerb(last.Verb) || last.Call != nil) {
 					return nil, lineNo, fmt.Errorf("@stop-if-no-rows must follow INSERT, UPDATE, DELETE or REPLACE (line %d is %s)", last.Line, last.Verb)
 				}
 				last.Guard = word
@@ -314,8 +331,11 @@ func (st *statement) fill(sqlText string) error {
 	st.SQL = sqlText
 	verb, _, _ := strings.Cut(strings.Fields(sqlText)[0], "(")
 	st.Verb = strings.ToUpper(verb)
+	if st.Verb == "CALL" {
+		return st.fillCall(sqlText)
+	}
 	if !allowedVerbs[st.Verb] {
-		return fmt.Errorf("%s is not allowed; statements are SELECT, INSERT, UPDATE, DELETE, REPLACE, BEGIN, COMMIT, ROLLBACK", clip(verb))
+		return fmt.Errorf("%s is not allowed; statements are SELECT, INSERT, UPDATE, DELETE, REPLACE, BEGIN, COMMIT, ROLLBACK and CALL", clip(verb))
 	}
 	if f := strings.Fields(strings.ToUpper(sqlText)); st.Verb == "BEGIN" && len(f) > 1 {
 		st.Immediate = f[1] == "IMMEDIATE" || f[1] == "EXCLUSIVE"

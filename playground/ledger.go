@@ -26,14 +26,16 @@ CREATE TABLE shipments(order_id TEXT NOT NULL, message_id TEXT NOT NULL, shipped
 CREATE TABLE processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER NOT NULL);
 CREATE TABLE prices(sku TEXT PRIMARY KEY, price INTEGER NOT NULL, version INTEGER NOT NULL);
 CREATE TABLE consumer_offsets(partition_id TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
+CREATE TABLE inbox(message_id TEXT PRIMARY KEY, received_at INTEGER NOT NULL, processed_at INTEGER);
+CREATE TABLE outbox(message_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, sent_at INTEGER);
 `
 
 // tableOrder is the order tables appear in traces; tableColumns their columns.
-var tableOrder = []string{"accounts", "orders", "shipments", "prices", "processed_messages", "consumer_offsets"}
+var tableOrder = []string{"accounts", "orders", "shipments", "prices", "processed_messages", "consumer_offsets", "inbox", "outbox"}
 
 // storyTables are tables only some scenarios use: a trace leaves one out
 // while it is empty, so the traces of the other scenarios read as before.
-var storyTables = map[string]bool{"prices": true, "consumer_offsets": true} // consumer_offsets: partition scenarios (offsets.go)
+var storyTables = map[string]bool{"prices": true, "consumer_offsets": true, "inbox": true, "outbox": true} // consumer_offsets: partition scenarios (offsets.go); inbox, outbox: provider.go
 
 var tableColumns = map[string][]string{
 	"accounts":           {"id", "balance"},
@@ -42,6 +44,8 @@ var tableColumns = map[string][]string{
 	"processed_messages": {"message_id", "processed_at"},
 	"prices":             {"sku", "price", "version"},
 	"consumer_offsets":   {"partition_id", "next_offset"},
+	"inbox":              {"message_id", "received_at", "processed_at"},
+	"outbox":             {"message_id", "created_at", "sent_at"},
 }
 
 var sqliteDriver = &sqlite.Driver{}

@@ -14,6 +14,16 @@ type HandlerReference struct {
 	Tables     []TableReference
 	Params     []ParamReference
 	Directives []DirectiveReference
+	Calls      []CallReference
+}
+
+// CallReference is a CALL statement to a system outside the database
+// (provider.go), with what it does and a handler that uses it.
+type CallReference struct {
+	Name    string // "provider.charge"
+	Usage   string // "CALL provider.charge(:amount, key => :payment_id)"
+	Meaning string
+	Example string // a whole handler script that parses
 }
 
 // TableReference is one ledger table: its columns and its CREATE TABLE.
@@ -96,6 +106,7 @@ func Reference() HandlerReference {
 		ref.Params = append(ref.Params, ParamReference{Name: name, Meaning: paramMeanings[name]})
 	}
 	ref.Directives = append(ref.Directives, handlerDirectives...)
+	ref.Calls = append(ref.Calls, callReference...)
 	return ref
 }
 

@@ -79,6 +79,9 @@ type BrokerSettings struct {
 	MaxDeliveries  int   `json:"max_deliveries"`  // then the message is dead-lettered
 	RetentionTicks int64 `json:"retention_ticks"` // prune's default older-than
 	Workers        int   `json:"workers"`
+	// KeyLifetimeTicks is how long the payment provider remembers an
+	// idempotency key (provider.go); 0: forever.
+	KeyLifetimeTicks int64 `json:"key_lifetime_ticks,omitempty"`
 }
 
 // Scenario is a built-in story: an initial ledger, the messages, the broker
@@ -99,6 +102,9 @@ type Scenario struct {
 	// Partition, when set, makes the broker a Kafka-style partition read
 	// by poll and rebalance instead of a queue (offsets.go).
 	Partition *Partition `json:"partition,omitempty"`
+	// Outside lists the effects outside the database each credit must
+	// have exactly once (OutsideCharge, OutsideEmail: provider.go).
+	Outside []string `json:"outside,omitempty"`
 
 	once    sync.Once
 	tmpl    *ledgerImage
@@ -313,24 +319,40 @@ var scenarioList = []*Scenario{
 var scenarioByName = func() map[string]*Scenario {
 	m := map[string]*Scenario{}
 	for _, sc := range scenarioList {
-		sc.Settings.Workers = len(sc.Workers)
-		balances := map[string]int64{}
-		for _, a := range sc.Accounts {
-			balances[a.ID] = a.Balance
-		}
-		for i := range sc.Messages {
-			msg := &sc.Messages[i]
-			if msg.Kind == KindCredit {
-				if !sc.repeats(msg) { // a repeated payment sends the balance the first one did
-					balances[msg.AccountID] += msg.Amount
-				}
-				msg.Balance = balances[msg.AccountID]
-			}
-		}
+		sc.prepare()
 		m[sc.Name] = sc
 	}
 	return m
 }()
+
+// prepare fills in what a scenario literal leaves out: the worker count and
+// each credit's balance.
+func (sc *Scenario) prepare() {
+	sc.Settings.Workers = len(sc.Workers)
+	balances := map[string]int64{}
+	for _, a := range sc.Accounts {
+		balances[a.ID] = a.Balance
+	}
+	for i := range sc.Messages {
+		msg := &sc.Messages[i]
+		if msg.Kind == KindCredit {
+			if !sc.repeats(msg) { // a repeated payment sends the balance the first one did
+				balances[msg.AccountID] += msg.Amount
+			}
+			msg.Balance = balances[msg.AccountID]
+		}
+	}
+}
+
+// addScenarios appends built-in scenarios after those of scenarioList (a
+// topic's file registers its own from init).
+func addScenarios(list ...*Scenario) {
+	for _, sc := range list {
+		sc.prepare()
+		scenarioByName[sc.Name] = sc
+		scenarioList = append(scenarioList, sc)
+	}
+}
 
 // Scenarios returns the built-in scenarios in teaching order.
 func Scenarios() []*Scenario { return append([]*Scenario(nil), scenarioList...) }
@@ -410,13 +432,14 @@ func (sc *Scenario) InitialLedger() []TableRows {
 	if err != nil {
 		return nil
 	}
-	return renderTables(im.rows)
+	return append(renderTables(im.rows), sc.outsideTables(nil)...)
 }
 
 // Tables lists the ledger tables the scenario's story uses, in trace
 // order: accounts when it has accounts, orders and shipments when it has
 // orders, and the dedupe table always (empty, it is the point for a naive
-// handler).
+// handler); with effects outside the database, the inbox, the outbox and
+// the outside systems' records (provider.go).
 func (sc *Scenario) Tables() []string {
 	var out []string
 	for _, t := range tableOrder {
@@ -437,10 +460,14 @@ func (sc *Scenario) Tables() []string {
 			if sc.Partition == nil {
 				continue
 			}
+		case "inbox", "outbox":
+			if len(sc.Outside) == 0 {
+				continue
+			}
 		}
 		out = append(out, t)
 	}
-	return out
+	return append(out, sc.outsideTableNames()...)
 }
 
 // template builds the scenario's initial ledger once per process.

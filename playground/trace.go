@@ -90,6 +90,9 @@ type Violation struct {
 	Step      int    `json:"step"`  // 1-based index into steps
 	Event     int    `json:"event"` // 1-based event index
 	Detail    string `json:"detail"`
+	// Effect names an effect outside the database that went wrong
+	// (OutsideCharge, OutsideEmail); "" for the ledger's own.
+	Effect string `json:"effect,omitempty"`
 }
 
 // Divergence is the earliest violation, with its event's text.
@@ -177,6 +180,8 @@ const (
 	StepClock        = "clock"         // the clock moved
 	StepSkip         = "skip"          // the event could not happen now; Note says why
 	StepNote         = "note"          // an explanation (e.g. the scheduler switched workers)
+	StepProvider     = "provider"      // a CALL to the payment provider: a charge, or the first result replayed for its key
+	StepEmail        = "email"         // a CALL to the email sender: every call sends
 )
 
 // Step is one thing that happened in one handler's run.

@@ -209,6 +209,7 @@ func (s *sim) judge(actual []Figure) judgement {
 		}
 		ht.Violations = append(ht.Violations, Violation{Kind: kind, MessageID: newest, Step: s.lastWriteStep(e), Detail: detail})
 	}
+	ht.Violations = append(ht.Violations, s.outsideViolations(applies)...)
 	sort.SliceStable(ht.Violations, func(i, j int) bool { return ht.Violations[i].Step < ht.Violations[j].Step })
 	for i := range ht.Violations {
 		if st := ht.Violations[i].Step; st > 0 {

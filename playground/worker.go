@@ -141,6 +141,9 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		w.db = db
 	}
 	stmt := j.stmts[j.pc]
+	if stmt.Call != nil {
+		return s.stepCall(w, stmt)
+	}
 	args, nargs := s.bind(stmt, j.msg.m)
 	w.db.runsFor(j.msg.m.ID)
 	res := w.db.exec(s.ctx, stmt.SQL, nargs, stmt.isQuery())
@@ -164,13 +167,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		if s.retryOnSerializationFailure(w, res.Err) {
 			return progressed, nil
 		}
-		s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
-			Note: s.abortNote(j.msg.m.ID)})
-		if w.db.inTransaction() {
-			r := s.rollback(w)
-			r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
-		}
-		w.job = nil
+		s.abort(w)
 		return finished, nil
 	}
 	switch stmt.Verb {
@@ -217,6 +214,19 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		return finished, s.crash(w, StepCrash, fmt.Sprintf("crash-after %d: %s dies after statement %d", j.faultAfter, w.name, j.executed))
 	}
 	return progressed, nil
+}
+
+// abort ends w's job after a failed statement: no ack, and its open
+// transaction rolls back.
+func (s *sim) abort(w *worker) {
+	j := w.job
+	s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
+		Note: s.abortNote(j.msg.m.ID)})
+	if w.db != nil && w.db.inTransaction() {
+		r := s.rollback(w)
+		r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
+	}
+	w.job = nil
 }
 
 // finishJob is the step after the last statement: remember the id in the

@@ -221,6 +221,8 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 		mark(broker, "ring", "clock → "+strconv.FormatInt(st.Tick, 10))
 	case playground.StepSkip:
 		mark(w, "ring", "skipped: "+english.Truncate(st.Note, 48))
+	case playground.StepProvider, playground.StepEmail:
+		mark(w, "dot", st.Kind+": "+english.Truncate(st.Note, 56))
 	default:
 		mark(w, "ring", st.Kind)
 	}

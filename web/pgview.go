@@ -374,6 +374,9 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 		if vi.Kind == playground.VerdictLost && vi.Event <= at && vi.MessageID != "" {
 			parts = append(parts, "lost the effect of "+vi.MessageID+" ("+vi.Detail+")")
 		}
+		if vi.Kind == playground.VerdictDuplicate && vi.Effect != "" && vi.Event <= at {
+			parts = append(parts, vi.Detail) // outside the database: the engine's own words
+		}
 	}
 	if len(parts) == 0 {
 		for j := range expected {
