@@ -36,6 +36,12 @@ func TestExerciseReference_ListsTheEnginesDefinitions(t *testing.T) {
 			t.Errorf("@%s: no entry with an example", name)
 		}
 	}
+	for _, c := range ref.Calls {
+		d := panel.Find(testID("handler-ref-call") + `[data-call="` + c.Name + `"]`)
+		if d.Length() != 1 || !strings.Contains(d.Find("summary").Text(), "CALL "+c.Name+"(") || !strings.Contains(d.Find("pre").Text(), "CALL "+c.Name+"(") {
+			t.Errorf("CALL %s: no entry with its usage and an example", c.Name)
+		}
+	}
 }
 
 // "Replay it step by step" opens the playground with the learner's handler
