@@ -124,7 +124,7 @@ func TestScenario_InitialLedgerAndTables(t *testing.T) {
 		if len(led[0].Rows) != len(sc.Accounts) || len(led[1].Rows) != len(sc.Orders) {
 			t.Errorf("%s: initial ledger %+v", sc.Name, led)
 		}
-		if len(sc.InitialFigures()) != len(sc.Accounts)+len(sc.Orders)+len(sc.Prices) {
+		if len(sc.InitialFigures()) != len(sc.Accounts)*(1+len(sc.Outside))+len(sc.Orders)+len(sc.Prices) {
 			t.Errorf("%s: initial figures %v", sc.Name, sc.InitialFigures())
 		}
 	}

@@ -36,13 +36,13 @@ const (
 // The outside systems' records, shown beside the ledger's tables (they are
 // not SQLite tables: SQL cannot reach them).
 const (
-	chargesTable = "provider.charges"
-	emailsTable  = "email.sent"
+	ChargesTable = "provider.charges"
+	EmailsTable  = "email.sent"
 )
 
 var outsideColumns = map[string][]string{
-	chargesTable: {"charge", "key", "amount", "message", "tick"},
-	emailsTable:  {"email", "to", "message", "tick"},
+	ChargesTable: {"charge", "key", "amount", "message", "tick"},
+	EmailsTable:  {"email", "to", "message", "tick"},
 }
 
 // outsideCall is a parsed CALL statement.
@@ -195,7 +195,7 @@ func (s *sim) stepCall(w *worker, stmt *statement) (outcome, error) {
 		rec.to = valueText(value(c.Arg))
 		o.emails = append(o.emails, rec)
 		st.Note = fmt.Sprintf("sent the receipt for %s to %s (%s); an email has no idempotency key, so every call sends one", rec.message, rec.to, emailID(len(o.emails)-1))
-		s.changed[emailsTable+"/"+emailID(len(o.emails)-1)] = true
+		s.changed[EmailsTable+"/"+emailID(len(o.emails)-1)] = true
 	case callCharge:
 		amount, isInt := value(c.Arg).(int64)
 		if !isInt {
@@ -233,7 +233,7 @@ func (s *sim) stepCall(w *worker, stmt *statement) (outcome, error) {
 		} else {
 			st.Note = fmt.Sprintf("charged %s without an idempotency key (%s)", money(amount), id)
 		}
-		s.changed[chargesTable+"/"+id] = true
+		s.changed[ChargesTable+"/"+id] = true
 	}
 	return s.callDone(w, stmt, st)
 }
@@ -275,10 +275,10 @@ func (s *sim) callFailed(w *worker, st Step) (outcome, error) {
 func (sc *Scenario) outsideTableNames() []string {
 	var out []string
 	if contains(sc.Outside, OutsideCharge) {
-		out = append(out, chargesTable)
+		out = append(out, ChargesTable)
 	}
 	if contains(sc.Outside, OutsideEmail) {
-		out = append(out, emailsTable)
+		out = append(out, EmailsTable)
 	}
 	return out
 }
@@ -291,7 +291,7 @@ func (sc *Scenario) outsideTables(o *outsideWorld) []TableRows {
 		o = newOutsideWorld()
 	}
 	if contains(sc.Outside, OutsideCharge) || len(o.charges) > 0 {
-		tr := TableRows{Table: chargesTable, Columns: outsideColumns[chargesTable], Rows: []Row{}}
+		tr := TableRows{Table: ChargesTable, Columns: outsideColumns[ChargesTable], Rows: []Row{}}
 		for i, r := range o.charges {
 			var key any
 			if r.key != "" {
@@ -302,7 +302,7 @@ func (sc *Scenario) outsideTables(o *outsideWorld) []TableRows {
 		out = append(out, tr)
 	}
 	if contains(sc.Outside, OutsideEmail) || len(o.emails) > 0 {
-		tr := TableRows{Table: emailsTable, Columns: outsideColumns[emailsTable], Rows: []Row{}}
+		tr := TableRows{Table: EmailsTable, Columns: outsideColumns[EmailsTable], Rows: []Row{}}
 		for i, r := range o.emails {
 			tr.Rows = append(tr.Rows, Row{Key: emailID(i), Values: []any{emailID(i), r.to, r.message, r.tick}})
 		}
@@ -377,4 +377,55 @@ var callReference = []CallReference{
 	{Name: callEmail, Usage: callUsage[callEmail],
 		Meaning: "email a receipt to the account: an email has no idempotency key, so every call sends one, and nothing undoes it",
 		Example: "@on credit\nBEGIN;\nINSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\nCALL email.send(:account_id);"},
+}
+
+// outsideFigures are the figures of the effects outside the database, after
+// the ledger's: per account, the amount charged (ChargesTable) and the
+// receipts sent (EmailsTable), for the effects the scenario requires. With
+// applies (the messages that must take effect) they are the expected
+// figures, without it the actual ones.
+func (s *sim) outsideFigures(applies map[string]bool) []Figure {
+	if applies != nil {
+		return s.sc.outsideFigures(applies, nil)
+	}
+	return s.sc.outsideFigures(nil, s.fx.outside)
+}
+
+// outsideFigures counts the expected figures (applies given) or those of
+// the records o (nil: none yet).
+func (sc *Scenario) outsideFigures(applies map[string]bool, o *outsideWorld) []Figure {
+	var out []Figure
+	for _, kind := range sc.Outside {
+		table := ChargesTable
+		if kind == OutsideEmail {
+			table = EmailsTable
+		}
+		for _, a := range sc.Accounts {
+			f := Figure{Table: table, Key: a.ID}
+			add := func(id string, amount int64) {
+				if m := sc.Message(id); m != nil && m.AccountID == a.ID {
+					if kind == OutsideEmail {
+						amount = 1
+					}
+					f.Value += amount
+				}
+			}
+			for _, m := range sc.Messages {
+				if applies[m.ID] {
+					add(m.ID, m.Amount)
+				}
+			}
+			if o != nil {
+				recs := o.charges
+				if kind == OutsideEmail {
+					recs = o.emails
+				}
+				for _, r := range recs {
+					add(r.message, r.amount)
+				}
+			}
+			out = append(out, f)
+		}
+	}
+	return out
 }

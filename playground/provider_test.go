@@ -76,9 +76,9 @@ func outsideCounts(ht *HandlerTrace) (charges, emails map[string]int) {
 	for _, tr := range ht.Ledger {
 		for _, r := range tr.Rows {
 			switch tr.Table {
-			case chargesTable:
+			case ChargesTable:
 				charges[r.Values[3].(string)]++
-			case emailsTable:
+			case EmailsTable:
 				emails[r.Values[2].(string)]++
 			}
 		}

@@ -422,7 +422,8 @@ func (sc *Scenario) InitialFigures() []Figure {
 	for _, o := range sc.Orders {
 		out = append(out, Figure{Table: "orders", Key: o.ID, State: o.State})
 	}
-	return append(out, sc.initialPriceFigures()...)
+	out = append(out, sc.initialPriceFigures()...)
+	return append(out, sc.outsideFigures(nil, nil)...)
 }
 
 // InitialLedger is the ledger before any event, in the tables, columns and

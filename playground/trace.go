@@ -115,6 +115,12 @@ type Figure struct {
 }
 
 func (f Figure) String() string {
+	switch f.Table {
+	case ChargesTable:
+		return fmt.Sprintf("charged:%s=%d", f.Key, f.Value)
+	case EmailsTable:
+		return fmt.Sprintf("emailed:%s=%d", f.Key, f.Value)
+	}
 	if f.Table == "orders" {
 		return fmt.Sprintf("%s=%s×%d", f.Key, f.State, f.Value)
 	}

@@ -41,8 +41,8 @@ func isBusinessChange(ch rowChange) bool {
 // expected applies each message delivered so far exactly once, in publish
 // order, to the initial ledger: the scenario's reference semantics.
 func (s *sim) expected() []Figure {
-	figs, _ := s.reference(nil)
-	return figs
+	figs, applies := s.reference(nil)
+	return append(figs, s.outsideFigures(applies)...)
 }
 
 // reference applies each delivered message exactly once, in publish order,
@@ -122,7 +122,8 @@ func (s *sim) actual() []Figure {
 		}
 		out = append(out, f)
 	}
-	return append(out, s.actualPrices()...)
+	out = append(out, s.actualPrices()...)
+	return append(out, s.outsideFigures(nil)...)
 }
 
 // verdict is per-message accounting. Every delivered message whose business

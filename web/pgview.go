@@ -308,8 +308,13 @@ func cellText(v any) string {
 }
 
 func figureLabel(f playground.Figure) string {
-	if f.Table == "orders" {
+	switch f.Table {
+	case "orders":
 		return f.Key + " shipments"
+	case playground.ChargesTable:
+		return f.Key + " charged at the provider"
+	case playground.EmailsTable:
+		return f.Key + " receipts emailed"
 	}
 	if f.Table == "prices" {
 		return f.Key + " price"
