@@ -302,6 +302,9 @@ func parseHandlerChecked(name, source string, check func(*statement) error) (*Ha
 	}
 	for _, stmts := range h.sections {
 		for _, st := range stmts {
+			if st.Call != nil {
+				continue // not SQL: fillCall checked it
+			}
 			if err := check(st); err != nil {
 				return nil, st.Line, err
 			}

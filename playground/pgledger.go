@@ -220,6 +220,8 @@ CREATE TABLE shipments(order_id text NOT NULL, message_id text NOT NULL, shipped
 CREATE TABLE processed_messages(message_id text PRIMARY KEY, processed_at bigint NOT NULL);
 CREATE TABLE prices(sku text PRIMARY KEY, price bigint NOT NULL, version bigint NOT NULL);
 CREATE TABLE consumer_offsets(partition_id text PRIMARY KEY, next_offset bigint NOT NULL);
+CREATE TABLE inbox(message_id text PRIMARY KEY, received_at bigint NOT NULL, processed_at bigint);
+CREATE TABLE outbox(message_id text PRIMARY KEY, created_at bigint NOT NULL, sent_at bigint);
 CREATE FUNCTION idemlab_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	RAISE NOTICE USING MESSAGE = 'idemlab-change', DETAIL = json_build_array(TG_TABLE_NAME, lower(TG_OP), to_jsonb(OLD), to_jsonb(NEW))::text;
@@ -231,6 +233,8 @@ CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON shipments FOR 
 CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON processed_messages FOR EACH ROW EXECUTE FUNCTION idemlab_change();
 CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON prices FOR EACH ROW EXECUTE FUNCTION idemlab_change();
 CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON consumer_offsets FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON inbox FOR EACH ROW EXECUTE FUNCTION idemlab_change();
+CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON outbox FOR EACH ROW EXECUTE FUNCTION idemlab_change();
 `
 
 // create makes the schema, its tables and its role.
@@ -248,7 +252,7 @@ SET LOCAL search_path = %[1]s;
 %[7]s
 REVOKE ALL ON FUNCTION idemlab_change() FROM PUBLIC;
 GRANT USAGE ON SCHEMA %[1]s TO %[1]s;
-GRANT SELECT, INSERT, UPDATE, DELETE ON accounts, orders, shipments, processed_messages, prices, consumer_offsets TO %[1]s;
+GRANT SELECT, INSERT, UPDATE, DELETE ON accounts, orders, shipments, processed_messages, prices, consumer_offsets, inbox, outbox TO %[1]s;
 `, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL)
 	if err := execAll(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
 		return fmt.Errorf("ledger schema %s: %w", s, err)
@@ -369,7 +373,10 @@ func (pl *pgLedger) reset(ctx context.Context, tmpl *ledgerImage) error {
 		pl.monitor = m
 	}
 	var b strings.Builder
-	b.WriteString("BEGIN; DELETE FROM accounts; DELETE FROM orders; DELETE FROM shipments; DELETE FROM processed_messages; DELETE FROM prices; DELETE FROM consumer_offsets;")
+	b.WriteString("BEGIN;")
+	for _, t := range tableOrder {
+		b.WriteString(" DELETE FROM " + t + ";")
+	}
 	for _, t := range tableOrder {
 		rows := tmpl.rows[t]
 		ids := make([]int64, 0, len(rows))

@@ -347,7 +347,7 @@ var sqlChecker struct {
 }
 
 func checkSQL(st *statement) error {
-	if isTxVerb(st.Verb) || st.Call != nil {
+	if isTxVerb(st.Verb) {
 		return nil
 	}
 	sqlChecker.Lock()

@@ -1,0 +1,44 @@
+package playground
+
+import (
+	"context"
+	"testing"
+)
+
+// The provider's stories give the same verdicts, charges and emails on
+// PostgreSQL as on SQLite: the calls are outside either database, and the
+// inbox and outbox tables exist on both.
+func TestPostgresLedger_ProviderStoriesAgreeWithSQLite(t *testing.T) {
+	pg := testPostgresLedgers(t, 2)
+	cases := []struct{ scenario, script string }{
+		{"card-charge", "deliver pay-1 crash-after 3; redeliver pay-1"},
+		{"card-charge", "deliver pay-1 crash-after 6; advance 30; redeliver pay-1; deliver pay-2"},
+		{"receipt-email", "deliver pay-1 crash-after 4; redeliver pay-1"},
+		{"receipt-email", "deliver pay-1 crash-after 6; redeliver pay-1"},
+	}
+	handlers := [][]string{{"charge-no-key", "charge-key", "charge-after-commit"}, {"charge-inbox", "charge-outbox"}, {"email-in-tx", "email-after-commit", "email-outbox"}}
+	for _, ledger := range []string{"postgres-rc", "postgres-serializable"} {
+		lg, err := ParseLedger(ledger, pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			for _, hs := range handlers {
+				lite, err := Run(context.Background(), Request{Scenario: c.scenario, Handlers: hs, Script: c.script})
+				if err != nil {
+					t.Fatal(err)
+				}
+				onPG, err := Run(context.Background(), Request{Scenario: c.scenario, Handlers: hs, Script: c.script, Ledger: lg})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, h := range onPG.Handlers {
+					want := lite.Handlers[i]
+					if h.Verdict != want.Verdict || !figuresEqual(h.Actual, want.Actual) {
+						t.Errorf("%s %s %q × %s: %s %v, SQLite %s %v", ledger, c.scenario, c.script, h.Name, h.Verdict, h.Actual, want.Verdict, want.Actual)
+					}
+				}
+			}
+		}
+	}
+}
