@@ -35,7 +35,7 @@ var providerVerdicts = func() map[string]map[string]string {
 	// emails: its credit is lost outside the database.
 	ledgerOnly := func(v string) map[string]string {
 		return map[string]string{"increment": v, "set-value": v, "dedupe-tx": v, "conditional": v, "check-then-insert": v,
-			"mark-before": v, "mark-after": v, "memory-filter": v, "filter-dedupe": v, "dedupe-key": v}
+			"mark-before": v, "mark-after": v, "memory-filter": v, "filter-dedupe": v, "dedupe-key": v, "versioned-set": v}
 	}
 	return map[string]map[string]string{
 		"lost-ack": all(ok), "crash-before-ack": all(ok), "lease-expiry": all(ok), "webhook-retry": all(ok),
