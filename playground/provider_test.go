@@ -35,10 +35,13 @@ var providerVerdicts = func() map[string]map[string]string {
 	// emails: its credit is lost outside the database.
 	ledgerOnly := func(v string) map[string]string {
 		return map[string]string{"increment": v, "set-value": v, "dedupe-tx": v, "conditional": v, "check-then-insert": v,
-			"mark-before": v, "mark-after": v, "memory-filter": v, "filter-dedupe": v, "dedupe-key": v, "versioned-set": v}
+			"mark-before": v, "mark-after": v, "memory-filter": v, "filter-dedupe": v, "dedupe-key": v, "versioned-set": v,
+			"auto-commit": v, "commit-after": v, "offset-tx": v}
 	}
 	return map[string]map[string]string{
-		"lost-ack": all(ok), "crash-before-ack": all(ok), "lease-expiry": all(ok), "webhook-retry": all(ok),
+		// Every message of the partition is a credit these handlers apply once.
+		"partition-crash": all(ok),
+		"lost-ack":        all(ok), "crash-before-ack": all(ok), "lease-expiry": all(ok), "webhook-retry": all(ok),
 		"concurrent-duplicate": all(ok), "topic-replay": all(ok), "restart-filter": all(ok),
 		// The dedupe rows are pruned: a ledger keyed on them applies the credit again;
 		// the inbox and outbox rows are not pruned.
@@ -52,7 +55,8 @@ var providerVerdicts = func() map[string]map[string]string {
 		"crash-mid-handler": with(all(ok), "charge-no-key", dup, "email-in-tx", dup),
 		"card-charge": with(with(ledgerOnly(lost), providerHandlers[0], dup, providerHandlers[1], ok, providerHandlers[2], ok,
 			providerHandlers[3], ok, providerHandlers[4], ok), "email-in-tx", lost, "email-after-commit", lost, "email-outbox", lost),
-		"receipt-email": with(ledgerOnly(lost), "mark-after", dup, "charge-no-key", dup, "charge-key", lost, "charge-after-commit", lost,
+		// offset-tx is written for a partition: on a queue the redelivery applies its credit again.
+		"receipt-email": with(ledgerOnly(lost), "offset-tx", dup, "mark-after", dup, "charge-no-key", dup, "charge-key", lost, "charge-after-commit", lost,
 			"charge-inbox", lost, "charge-outbox", lost, "email-in-tx", dup, "email-after-commit", lost, "email-outbox", ok),
 	}
 }()
