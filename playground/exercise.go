@@ -387,22 +387,14 @@ func (e *Exercise) DescribeChecks() string {
 func (b ExploreBounds) schedules(sc []string, lead string) string {
 	b = b.withDefaults()
 	var parts []string
-	add := func(n int, one, many string) {
-		switch {
-		case n == 1:
-			parts = append(parts, one)
-		case n > 1:
-			parts = append(parts, fmt.Sprintf(many, n))
-		}
-	}
-	add(b.Crashes, "a worker that crashes at any point", "up to %d crashes at any point")
-	add(b.LostAcks, "an ack that never reaches the broker", "up to %d lost acks")
-	add(b.Expiries, "a lease that runs out while its worker is still running, so a second copy arrives while the first is still being handled", "up to %d leases that run out while their worker is still running")
-	add(b.Duplicates, "a second copy handed out while the first is still leased", "up to %d second copies handed out while the first is still leased")
-	add(b.Publishes, "the producer sending a message again", "up to %d republished messages")
-	add(b.Replays, "the topic replayed from the start", "up to %d replays from the start")
-	add(b.Restarts, "a worker restart that empties its memory", "up to %d worker restarts")
-	add(b.Prunes, "the janitor pruning the dedupe table", "up to %d prunes by the janitor")
+	parts = appendCount(parts, b.Crashes, "a worker that crashes at any point", "up to %d crashes at any point")
+	parts = appendCount(parts, b.LostAcks, "an ack that never reaches the broker", "up to %d lost acks")
+	parts = appendCount(parts, b.Expiries, "a lease that runs out while its worker is still running, so a second copy arrives while the first is still being handled", "up to %d leases that run out while their worker is still running")
+	parts = appendCount(parts, b.Duplicates, "a second copy handed out while the first is still leased", "up to %d second copies handed out while the first is still leased")
+	parts = appendCount(parts, b.Publishes, "the producer sending a message again", "up to %d republished messages")
+	parts = appendCount(parts, b.Replays, "the topic replayed from the start", "up to %d replays from the start")
+	parts = appendCount(parts, b.Restarts, "a worker restart that empties its memory", "up to %d worker restarts")
+	parts = appendCount(parts, b.Prunes, "the janitor pruning the dedupe table", "up to %d prunes by the janitor")
 	workers := "one worker"
 	if b.Workers > 1 {
 		workers = fmt.Sprintf("%d workers", b.Workers)
@@ -441,4 +433,16 @@ func (b ExploreBounds) schedules(sc []string, lead string) string {
 		out += fmt.Sprintf(" Storage is bounded: once the handler runs %d ticks after an id was recorded, that id must be gone.", b.MaxIDAge)
 	}
 	return out
+}
+
+// appendCount appends one when n is 1 and many (a format with one %d) when
+// n is more; nothing when n is 0.
+func appendCount(parts []string, n int, one, many string) []string {
+	switch {
+	case n == 1:
+		return append(parts, one)
+	case n > 1:
+		return append(parts, fmt.Sprintf(many, n))
+	}
+	return parts
 }

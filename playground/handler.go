@@ -126,13 +126,22 @@ func LookupHandler(name string) (*Handler, error) {
 func ParseHandler(name, source string) (*Handler, error) {
 	h, line, err := parseHandler(name, source)
 	if err != nil {
-		where := "handler " + clip(name)
-		if line > 0 {
-			where += fmt.Sprintf(", line %d", line)
-		}
-		return nil, &InputError{Field: "handler", Msg: where + ": " + err.Error(), Line: line}
+		return nil, handlerInputError(name, line, err)
 	}
 	return h, nil
+}
+
+// handlerInputError places a handler's parse error: "handler mine, line 4: …";
+// nil stays nil.
+func handlerInputError(name string, line int, err error) error {
+	if err == nil {
+		return nil
+	}
+	where := "handler " + clip(name)
+	if line > 0 {
+		where += fmt.Sprintf(", line %d", line)
+	}
+	return &InputError{Field: "handler", Msg: where + ": " + err.Error(), Line: line}
 }
 
 func parseHandler(name, source string) (*Handler, int, error) {

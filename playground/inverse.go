@@ -491,21 +491,13 @@ func (e *Exercise) DescribeBreak() string {
 	}
 	workers := sc.Workers[:min(b.Workers, len(sc.Workers))]
 	var faults []string
-	add := func(n int, one, many string) {
-		switch {
-		case n == 1:
-			faults = append(faults, one)
-		case n > 1:
-			faults = append(faults, fmt.Sprintf(many, n))
-		}
-	}
-	add(b.Crashes, "one crash", "%d crashes")
-	add(b.LostAcks, "one lost ack", "%d lost acks")
-	add(b.Expiries, "one lease expiry", "%d lease expiries")
-	add(b.Publishes, "one message published again", "%d messages published again")
-	add(b.Replays, "one replay", "%d replays")
-	add(b.Restarts, "one restart", "%d restarts")
-	add(b.Prunes, "one prune", "%d prunes")
+	faults = appendCount(faults, b.Crashes, "one crash", "%d crashes")
+	faults = appendCount(faults, b.LostAcks, "one lost ack", "%d lost acks")
+	faults = appendCount(faults, b.Expiries, "one lease expiry", "%d lease expiries")
+	faults = appendCount(faults, b.Publishes, "one message published again", "%d messages published again")
+	faults = appendCount(faults, b.Replays, "one replay", "%d replays")
+	faults = appendCount(faults, b.Restarts, "one restart", "%d restarts")
+	faults = appendCount(faults, b.Prunes, "one prune", "%d prunes")
 	out := fmt.Sprintf("Write at most %d events on the scenario %s, with the messages %s and the worker%s %s; each delivery runs whole.",
 		b.MaxEvents, sc.Name, joinAnd(ids), map[bool]string{true: "s", false: ""}[len(workers) > 1], joinAnd(workers))
 	if len(faults) > 0 {

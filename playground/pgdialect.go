@@ -242,11 +242,7 @@ func ParseHandlerFor(name, source string, lg Ledger) (*Handler, error) {
 	}
 	h, line, err := parseHandlerChecked(name, source, pgCheckSQL)
 	if err != nil {
-		where := "handler " + clip(name)
-		if line > 0 {
-			where += fmt.Sprintf(", line %d", line)
-		}
-		return nil, &InputError{Field: "handler", Msg: where + ": " + err.Error(), Line: line}
+		return nil, handlerInputError(name, line, err)
 	}
 	return h, nil
 }

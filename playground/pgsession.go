@@ -349,20 +349,9 @@ func pgRow(cols []string, raw json.RawMessage) ([]any, error) {
 // this transaction wrote (latest first), else a committed row with the same
 // values (the lowest rowid among identical rows).
 func (c *dbConn) pgRowID(table string, before []any, stmt []rowChange) int64 {
-	same := func(a, b []any) bool {
-		if len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if a[i] != b[i] {
-				return false
-			}
-		}
-		return true
-	}
 	mine := append(append([]rowChange(nil), c.pending...), stmt...)
 	for i := len(mine) - 1; i >= 0; i-- {
-		if ch := mine[i]; ch.Table == table && ch.After != nil && same(ch.After, before) {
+		if ch := mine[i]; ch.Table == table && ch.After != nil && slices.Equal(ch.After, before) {
 			return ch.NewRowID
 		}
 	}
@@ -373,7 +362,7 @@ func (c *dbConn) pgRowID(table string, before []any, stmt []rowChange) int64 {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if same(rows[id], before) {
+		if slices.Equal(rows[id], before) {
 			return id
 		}
 	}

@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestPostgresLedger_ProviderStoriesAgreeWithSQLite(t *testing.T) {
 				}
 				for i, h := range onPG.Handlers {
 					want := lite.Handlers[i]
-					if h.Verdict != want.Verdict || !figuresEqual(h.Actual, want.Actual) {
+					if h.Verdict != want.Verdict || !slices.Equal(h.Actual, want.Actual) {
 						t.Errorf("%s %s %q × %s: %s %v, SQLite %s %v", ledger, c.scenario, c.script, h.Name, h.Verdict, h.Actual, want.Verdict, want.Actual)
 					}
 				}

@@ -341,15 +341,3 @@ func figureOf(m Message) string {
 	}
 	return "accounts/" + m.AccountID
 }
-
-func figuresEqual(a, b []Figure) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
