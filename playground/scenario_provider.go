@@ -13,7 +13,7 @@ func init() {
 var providerScenarios = []*Scenario{
 	{
 		Name:  "card-charge",
-		Title: "Charged, then killed before the commit",
+		Title: "A card charged through a payment provider",
 		Story: "A billing worker takes charge messages from a queue and charges the customer's card through the payment provider inside its transaction. " +
 			"It is killed after the call and before the commit: the id row rolls back, the charge does not, and the queue delivers the message again. " +
 			"Without an idempotency key the provider charges a second time; with one it returns the first charge, for as long as it remembers the key (Stripe may prune a key once it is 24 hours old).",
