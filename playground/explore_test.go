@@ -26,22 +26,30 @@ func exerciseFixtures(tb testing.TB) []*Exercise {
 	sort.Strings(paths)
 	var out []*Exercise
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ex := &Exercise{}
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true)
-		if err := dec.Decode(ex); err != nil {
-			tb.Fatalf("%s: %v", p, err)
-		}
-		if err := ex.Validate(); err != nil {
-			tb.Fatalf("%s: %v", p, err)
-		}
+		ex := readExerciseFixture(tb, p)
 		out = append(out, ex)
 	}
 	return out
+}
+
+// readExerciseFixture decodes and validates one exercise fixture, strictly
+// (unknown fields are errors), as a lesson's ```exercise block is read.
+func readExerciseFixture(tb testing.TB, path string) *Exercise {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ex := &Exercise{}
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(ex); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	if err := ex.Validate(); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return ex
 }
 
 func exerciseByID(tb testing.TB, id string) *Exercise {

@@ -3,15 +3,12 @@ package playground
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // inverseFixtures loads testdata/inverse/*.yaml: the course's inverse
@@ -24,19 +21,7 @@ func inverseFixtures(tb testing.TB) map[string]*Exercise {
 	}
 	out := map[string]*Exercise{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ex := &Exercise{}
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true)
-		if err := dec.Decode(ex); err != nil {
-			tb.Fatalf("%s: %v", p, err)
-		}
-		if err := ex.Validate(); err != nil {
-			tb.Fatalf("%s: %v", p, err)
-		}
+		ex := readExerciseFixture(tb, p)
 		if !ex.IsInverse() {
 			tb.Fatalf("%s is not an inverse exercise", p)
 		}
