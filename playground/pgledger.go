@@ -213,29 +213,24 @@ func (pl *pgLedger) dropSQL() string {
 // integer is 4 bytes there), with a trigger on every table that tells the
 // session which rows a statement changed (a NOTICE: no write, no read, so
 // no lock and no serialization conflict of its own).
-const pgSchemaSQL = `
-CREATE TABLE accounts(id text PRIMARY KEY, balance bigint NOT NULL);
-CREATE TABLE orders(id text PRIMARY KEY, state text NOT NULL, shipped_at bigint);
-CREATE TABLE shipments(order_id text NOT NULL, message_id text NOT NULL, shipped_at bigint NOT NULL);
-CREATE TABLE processed_messages(message_id text PRIMARY KEY, processed_at bigint NOT NULL);
-CREATE TABLE prices(sku text PRIMARY KEY, price bigint NOT NULL, version bigint NOT NULL);
-CREATE TABLE consumer_offsets(partition_id text PRIMARY KEY, next_offset bigint NOT NULL);
-CREATE TABLE inbox(message_id text PRIMARY KEY, received_at bigint NOT NULL, processed_at bigint);
-CREATE TABLE outbox(message_id text PRIMARY KEY, created_at bigint NOT NULL, sent_at bigint);
-CREATE FUNCTION idemlab_change() RETURNS trigger LANGUAGE plpgsql AS $$
+var pgSchemaSQL = pgSchema()
+
+// pgSchema translates schemaSQL's types (one list of tables for both
+// databases) and adds the change trigger to every table of tableOrder.
+func pgSchema() string {
+	var b strings.Builder
+	b.WriteString(strings.NewReplacer("TEXT", "text", "INTEGER", "bigint").Replace(schemaSQL))
+	b.WriteString(`CREATE FUNCTION idemlab_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	RAISE NOTICE USING MESSAGE = 'idemlab-change', DETAIL = json_build_array(TG_TABLE_NAME, lower(TG_OP), to_jsonb(OLD), to_jsonb(NEW))::text;
 	RETURN NULL;
 END $$;
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON orders FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON shipments FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON processed_messages FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON prices FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON consumer_offsets FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON inbox FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON outbox FOR EACH ROW EXECUTE FUNCTION idemlab_change();
-`
+`)
+	for _, t := range tableOrder {
+		b.WriteString("CREATE TRIGGER idemlab_change AFTER INSERT OR UPDATE OR DELETE ON " + t + " FOR EACH ROW EXECUTE FUNCTION idemlab_change();\n")
+	}
+	return b.String()
+}
 
 // create makes the schema, its tables and its role.
 func (pl *pgLedger) create(ctx context.Context, admin *pgconn.PgConn) error {
