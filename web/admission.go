@@ -193,6 +193,14 @@ func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flig
 		f.cancel(nil)
 		close(f.done)
 	}()
+	// A run on a PostgreSQL ledger takes one first (admitpg.go): waiting
+	// for a ledger holds no slot.
+	leave, err := takeLedger(ctx)
+	if err != nil {
+		f.err = err
+		return
+	}
+	defer leave()
 	release, err := a.acquire(ctx)
 	if err != nil {
 		f.err = err
@@ -252,6 +260,11 @@ func (a *admission) acquire(ctx context.Context) (release func(), err error) {
 // busy is the refusal when every slot is taken.
 func (a *admission) busy() error {
 	a.metrics.refused("busy")
+	return busyError()
+}
+
+// busyError is the answer of a run refused as busy: 503, come back later.
+func busyError() error {
 	return &serverError{status: http.StatusServiceUnavailable, retryAfter: admissionRetryAfter,
 		message: fmt.Sprintf("The server is busy running other learners' playgrounds. Nothing was lost: try again in %d seconds.", admissionRetryAfter)}
 }

@@ -27,7 +27,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 		return err
 	}
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.adm.run(r.Context(), key, compute)
+	out, source, err := s.adm.run(s.onLedger(r), key, compute)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func newMetrics() *metrics {
 			Name: "idemlab_runs_in_flight", Help: "Runs and checks holding an admission slot now.",
 		}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "idemlab_refusals_total", Help: "Requests refused: busy (no slot), budget (a run over its budget), rate (a client over its share).",
+			Name: "idemlab_refusals_total", Help: "Requests refused: busy (no slot), budget (a run over its budget), rate (a client over its share), postgres-busy (no PostgreSQL ledger free).",
 		}, []string{"reason"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idemlab_run_cache_requests_total", Help: "Run requests by how the cache answered: hit (kept answer), shared (joined a run in flight), miss (computed).",
@@ -52,7 +52,7 @@ func newMetrics() *metrics {
 	}
 	reg.MustRegister(m.requests, m.runDuration, m.checkDuration, m.runsInFlight, m.refusals, m.cache,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for _, reason := range []string{"busy", "budget", "rate"} {
+	for _, reason := range []string{"busy", "budget", "rate", "postgres-busy"} {
 		m.refusals.WithLabelValues(reason)
 	}
 	for _, result := range []string{"hit", "shared", "miss"} {

@@ -35,6 +35,8 @@ type Server struct {
 	adm      *admission                  // the one path of everything that runs SQL
 	workshop *workshopState              // nil: workshop mode is off
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
+	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
+	ledgerGate *ledgerGate
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
@@ -93,6 +95,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	s.metrics = newMetrics()
 	s.limiter = newRateLimiter(rateLimitPerSecond, rateLimitBurst, cfg.TrustProxy)
 	s.adm = newAdmission(s.metrics, s.limiter)
+	s.ledgerGate = newLedgerGate(cfg.Ledgers, s.metrics)
 	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}

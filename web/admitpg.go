@@ -1,0 +1,133 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"idemlab/playground"
+)
+
+// Admission to a PostgreSQL ledger. A run on PostgreSQL (ledger=postgres-…)
+// holds one of the server's ledgers (a schema of a bounded pool, its
+// sessions open) for as long as it runs, one handler after the other. Runs
+// queue for a ledger as every run queues for a slot (admission.go): the
+// computation takes a ledger ticket first, before its slot, so that a run
+// waiting for a ledger holds no CPU slot a SQLite run could use; at most
+// ledgerWaitersPerLedger runs per ledger wait, each at most
+// ledgerQueueWait. Past either bound the request is answered at once with
+// the same busy 503 and Retry-After as a SQLite run that found no slot, and
+// counted as refusals{reason="postgres-busy"}.
+//
+// The gate has as many tickets as the pool has ledgers, and a run holds at
+// most one ledger at a time, so a run that has its ticket never waits in
+// the pool itself (playground.PostgresLedgers still bounds any other user).
+const (
+	// ledgerQueueWait bounds a wait for a ledger: a click on PostgreSQL
+	// takes 4–22 ms, so a wait this long means the pool is overloaded.
+	ledgerQueueWait = 500 * time.Millisecond
+	// ledgerWaitersPerLedger: more waiters than this per ledger would
+	// wait longer than a click should, so the next is refused at once.
+	ledgerWaitersPerLedger = 4
+)
+
+// ledgerGate hands out the server's PostgreSQL ledgers to runs.
+type ledgerGate struct {
+	tickets    chan struct{}
+	waiting    atomic.Int64
+	maxWaiting int64
+	queueWait  time.Duration
+	metrics    *metrics
+	inUse      prometheus.Gauge
+}
+
+// newLedgerGate is the gate of pg's ledgers, or nil without PostgreSQL.
+func newLedgerGate(pg *playground.PostgresLedgers, m *metrics) *ledgerGate {
+	if pg == nil {
+		return nil
+	}
+	g := &ledgerGate{
+		tickets:    make(chan struct{}, pg.Size()),
+		maxWaiting: int64(ledgerWaitersPerLedger * pg.Size()),
+		queueWait:  ledgerQueueWait,
+		metrics:    m,
+		inUse: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "idemlab_postgres_ledgers_in_use", Help: "PostgreSQL ledgers held by a run now (of the pool's size, idemlab_postgres_ledgers).",
+		}),
+	}
+	size := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "idemlab_postgres_ledgers", Help: "PostgreSQL ledgers in the server's pool: runs on PostgreSQL at once.",
+	})
+	size.Set(float64(pg.Size()))
+	m.registry.MustRegister(g.inUse, size)
+	return g
+}
+
+// acquire takes a ledger ticket, waiting at most queueWait behind at most
+// maxWaiting others, or refuses as busy; release gives it back.
+func (g *ledgerGate) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case g.tickets <- struct{}{}:
+	default:
+		if g.waiting.Add(1) > g.maxWaiting {
+			g.waiting.Add(-1)
+			return nil, g.busy()
+		}
+		t := time.NewTimer(g.queueWait)
+		defer t.Stop()
+		select {
+		case g.tickets <- struct{}{}:
+			g.waiting.Add(-1)
+		case <-t.C:
+			g.waiting.Add(-1)
+			return nil, g.busy()
+		case <-ctx.Done():
+			g.waiting.Add(-1)
+			return nil, context.Cause(ctx)
+		}
+	}
+	g.inUse.Inc()
+	return func() {
+		g.inUse.Dec()
+		<-g.tickets
+	}, nil
+}
+
+// busy is the refusal when every ledger is taken: the learner sees what a
+// busy SQLite run shows.
+func (g *ledgerGate) busy() error {
+	g.metrics.refused("postgres-busy")
+	return busyError()
+}
+
+// ledgerGateKey carries, in a run's context, the gate its computation
+// passes before taking a slot.
+type ledgerGateKey struct{}
+
+// onLedger returns r's context, carrying the ledger gate when r's run is on
+// a PostgreSQL ledger of this server (its ledger= names one).
+func (s *Server) onLedger(r *http.Request) context.Context {
+	ctx := r.Context()
+	if s.ledgerGate == nil || !strings.Contains(r.URL.RawQuery, "ledger=postgres") {
+		return ctx
+	}
+	lg, err := playground.ParseLedger(r.URL.Query().Get(keyLedger), s.ledgers)
+	if err != nil || lg.Postgres == nil {
+		return ctx // the run refuses the ledger itself, with a 400
+	}
+	return context.WithValue(ctx, ledgerGateKey{}, s.ledgerGate)
+}
+
+// takeLedger takes a ledger ticket when ctx carries the gate (onLedger);
+// release is a no-op otherwise.
+func takeLedger(ctx context.Context) (release func(), err error) {
+	g, _ := ctx.Value(ledgerGateKey{}).(*ledgerGate)
+	if g == nil {
+		return func() {}, nil
+	}
+	return g.acquire(ctx)
+}
