@@ -40,7 +40,12 @@ Flags of serve (each has an environment variable; a flag given on the command li
   -debug-addr HOST:PORT     serve net/http/pprof on a separate listener (IDEMLAB_DEBUG_ADDR; default off)
   -instructor-key KEY       secret of the instructor link (IDEMLAB_INSTRUCTOR_KEY; default: random, printed at start)
   -data DIR                 workshop database folder, created with the first room (IDEMLAB_DATA; default: the user's state folder)
+  -database URL             keep workshops in PostgreSQL, shared by replicas (IDEMLAB_DATABASE; default: SQLite in -data)
   -retention AGE            delete rooms this long after creation, e.g. 30d (IDEMLAB_RETENTION; default 30d)
+  -ledger-database URL      a PostgreSQL for playground ledgers: a ledger switch on every playground (IDEMLAB_LEDGER_DATABASE)
+  -ledgers-in-workshop-database
+                            put the ledgers on -database's PostgreSQL instead (IDEMLAB_LEDGERS_IN_WORKSHOP_DATABASE=1)
+  -ledger-prefix PREFIX     names of this server's ledger schemas and roles (IDEMLAB_LEDGER_PREFIX; default: random)
 
 Run 'idemlab COMMAND -h' for the flags of one command.
 `

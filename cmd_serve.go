@@ -39,7 +39,7 @@ type serveConfig struct {
 	TrustProxy     bool
 	DebugAddr      string
 	Workshop       workshopFlags
-	LedgerDatabase string // PostgreSQL for playground ledgers (cmd_run_postgres.go)
+	Ledgers        ledgerFlags // PostgreSQL for playground ledgers (cmd_run_postgres.go)
 }
 
 // parseServeConfig reads the serve flags, each falling back to its
@@ -59,7 +59,7 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", getenv("IDEMLAB_TRUST_PROXY") == "1", "behind a reverse proxy: a client is the last X-Forwarded-For address, for its share of runs (env IDEMLAB_TRUST_PROXY=1)")
 	fs.StringVar(&cfg.DebugAddr, "debug-addr", getenv("IDEMLAB_DEBUG_ADDR"), "serve net/http/pprof on this separate HOST:PORT, e.g. 127.0.0.1:6060 (env IDEMLAB_DEBUG_ADDR; default off)")
 	addWorkshopFlags(fs, getenv, &cfg.Workshop)
-	fs.StringVar(&cfg.LedgerDatabase, "ledger-database", getenv("IDEMLAB_LEDGER_DATABASE"), "a PostgreSQL server for playground ledgers, postgres://… (env IDEMLAB_LEDGER_DATABASE; default: SQLite only); playgrounds gain a ledger switch")
+	addLedgerFlags(fs, getenv, &cfg.Ledgers)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return cfg, err
 	}
@@ -69,6 +69,9 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 	retentionSet := false
 	fs.Visit(func(f *flag.Flag) { retentionSet = retentionSet || f.Name == "retention" })
 	if err := cfg.Workshop.resolve(getenv, retentionSet); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Ledgers.resolve(cfg.Workshop.DatabaseURL); err != nil {
 		return cfg, err
 	}
 
@@ -165,12 +168,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeStore()
-	ledgers, err := openServeLedgers(ctx, cfg.LedgerDatabase)
+	ledgers, err := openServeLedgers(ctx, cfg.Ledgers)
 	if err != nil {
 		return err
 	}
 	if ledgers != nil {
 		defer ledgers.Close()
+		logger.Info("PostgreSQL ledgers", "from", cfg.Ledgers.source(), "ledgers", ledgers.Size(), "prefix", cfg.Ledgers.Prefix)
 	}
 	site, err := web.NewServer(web.Config{
 		Ledgers:        ledgers,

@@ -99,6 +99,7 @@ func (lg Ledger) Name() string {
 type PostgresLedgers struct {
 	admin  *pgconn.Config
 	prefix string
+	owner  *pgconn.PgConn // holds the prefix's lock while the pool is open (pgprefix.go)
 	free   chan *pgLedger
 	all    []*pgLedger
 }
@@ -122,14 +123,15 @@ const (
 // the server at url (whose user must be allowed to create roles and
 // schemas; a superuser for the short deadlock_timeout). Names start with
 // prefix (letters, digits and '_'), so that several servers can share a
-// cluster; schemas left by an earlier process with the same prefix are
-// dropped first. Close drops them.
+// cluster; a prefix a live server holds is refused, and schemas left by a
+// dead process with the same prefix are dropped first (pgprefix.go). Close
+// drops them.
 func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix string) (*PostgresLedgers, error) {
 	if size < 1 || size > 64 {
 		return nil, fmt.Errorf("ledger pool: size %d; it must be 1 to 64", size)
 	}
-	if prefix == "" || len(prefix) > 40 || strings.Trim(strings.ToLower(prefix), "abcdefghijklmnopqrstuvwxyz0123456789_") != "" || prefix[0] >= '0' && prefix[0] <= '9' {
-		return nil, fmt.Errorf("ledger pool: prefix %q: letters, digits and '_', at most 40, not starting with a digit", prefix)
+	if err := CheckLedgerPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("ledger pool: %w", err)
 	}
 	cfg, err := pgconn.ParseConfig(url)
 	if err != nil {
@@ -139,8 +141,11 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 	if err != nil {
 		return nil, fmt.Errorf("ledger database: %w", err)
 	}
-	defer admin.Close(context.Background())
-	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size)}
+	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size), owner: admin}
+	if err := claimPrefix(ctx, admin, p.prefix); err != nil {
+		admin.Close(context.Background())
+		return nil, err
+	}
 	for i := 1; i <= size; i++ {
 		name := p.prefix + "_" + strconv.Itoa(i)
 		var b [16]byte
@@ -167,6 +172,7 @@ func (p *PostgresLedgers) Size() int { return len(p.all) }
 func (p *PostgresLedgers) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	defer p.owner.Close(ctx) // last: the prefix is held until its schemas are gone
 	for _, pl := range p.all {
 		pl.closeSessions()
 	}
