@@ -24,8 +24,11 @@ import (
 // per-client rate limit (every benchmark request comes from one address).
 // It is built in the test's own package, so no production knob exists.
 // Production defaults are untouched: only this server's fields change.
-func benchServer(b *testing.B) *Server {
-	s := newTestServer(b, Config{})
+func benchServer(b *testing.B) *Server { return benchServerWith(b, Config{}) }
+
+// benchServerWith is benchServer with cfg (its PostgreSQL ledgers).
+func benchServerWith(b *testing.B, cfg Config) *Server {
+	s := newTestServer(b, cfg)
 	unlimited := newRateLimiter(1e12, 1e12, false)
 	s.limiter, s.adm.limiter = unlimited, unlimited
 	s.adm.cache = newRunCache(0) // keeps nothing: put refuses every answer
