@@ -46,6 +46,7 @@ Flags of serve (each has an environment variable; a flag given on the command li
   -ledgers-in-workshop-database
                             put the ledgers on -database's PostgreSQL instead (IDEMLAB_LEDGERS_IN_WORKSHOP_DATABASE=1)
   -ledger-prefix PREFIX     names of this server's ledger schemas and roles (IDEMLAB_LEDGER_PREFIX; default: random)
+  -ledger-pool N            PostgreSQL ledgers, runs on PostgreSQL at once (IDEMLAB_LEDGER_POOL; default 4)
 
 Run 'idemlab COMMAND -h' for the flags of one command.
 `

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"idemlab/playground"
@@ -34,9 +35,10 @@ func openRunLedgers(ctx context.Context, ledger, database string) (*playground.P
 	return pg, nil
 }
 
-// serveLedgerPool is how many PostgreSQL ledgers a server keeps: runs on
-// PostgreSQL at once (a run holds one ledger at a time, one handler after
-// the other); web queues the others for one (web/admitpg.go).
+// serveLedgerPool is how many PostgreSQL ledgers a server keeps by default
+// (-ledger-pool): runs on PostgreSQL at once (a run holds one ledger at a
+// time, one handler after the other); web queues the others for one
+// (web/admitpg.go).
 const serveLedgerPool = 4
 
 // ledgerFlags are serve's PostgreSQL ledger settings.
@@ -47,10 +49,21 @@ type ledgerFlags struct {
 	// which a ledger's role cannot read.
 	InWorkshopDatabase bool
 	Prefix             string // names of the server's schemas and roles (playground/pgprefix.go)
+	Pool               int    // ledgers in the pool
+	poolEnv            string // IDEMLAB_LEDGER_POOL as given
 }
 
 // addLedgerFlags declares serve's ledger flags on fs.
 func addLedgerFlags(fs *flag.FlagSet, getenv func(string) string, f *ledgerFlags) {
+	f.Pool = serveLedgerPool
+	if v := getenv("IDEMLAB_LEDGER_POOL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			n = -1 // resolve refuses it
+		}
+		f.Pool, f.poolEnv = n, v
+	}
+	fs.IntVar(&f.Pool, "ledger-pool", f.Pool, "PostgreSQL ledgers the server keeps, 1 to 64: runs on PostgreSQL at once, the others queue for one (env IDEMLAB_LEDGER_POOL)")
 	fs.StringVar(&f.Database, "ledger-database", getenv("IDEMLAB_LEDGER_DATABASE"), "a PostgreSQL server for playground ledgers, postgres://… (env IDEMLAB_LEDGER_DATABASE; default: SQLite only); playgrounds gain a ledger switch")
 	fs.BoolVar(&f.InWorkshopDatabase, "ledgers-in-workshop-database", getenv("IDEMLAB_LEDGERS_IN_WORKSHOP_DATABASE") == "1", "keep playground ledgers on the workshop store's PostgreSQL (-database), in schemas and roles of their own that cannot read the store (env IDEMLAB_LEDGERS_IN_WORKSHOP_DATABASE=1); instead of -ledger-database")
 	fs.StringVar(&f.Prefix, "ledger-prefix", getenv("IDEMLAB_LEDGER_PREFIX"), "names of this server's ledger schemas and roles, PREFIX_1…, so that servers sharing a PostgreSQL keep apart; a restart with the same prefix drops what a crash left (env IDEMLAB_LEDGER_PREFIX; default: idemlab_ and a random id per process)")
@@ -74,6 +87,12 @@ func (f *ledgerFlags) resolve(workshopDatabase string) error {
 		}
 		return nil
 	}
+	if f.Pool < 1 || f.Pool > 64 {
+		if f.Pool == -1 && f.poolEnv != "" {
+			return usagef("serve: IDEMLAB_LEDGER_POOL=%q: want a number of ledgers, 1 to 64", f.poolEnv)
+		}
+		return usagef("serve: -ledger-pool %d: want 1 to 64 ledgers", f.Pool)
+	}
 	if f.Prefix == "" {
 		var b [4]byte
 		rand.Read(b[:])
@@ -92,7 +111,7 @@ func openServeLedgers(ctx context.Context, f ledgerFlags) (*playground.PostgresL
 	if f.Database == "" {
 		return nil, nil
 	}
-	pg, err := playground.OpenPostgresLedgers(ctx, f.Database, serveLedgerPool, f.Prefix)
+	pg, err := playground.OpenPostgresLedgers(ctx, f.Database, f.Pool, f.Prefix)
 	if err != nil {
 		return nil, fmt.Errorf("serve: %s: %w", f.source(), err)
 	}

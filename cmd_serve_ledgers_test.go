@@ -40,6 +40,9 @@ func TestParseServeConfig_LedgerFlags(t *testing.T) {
 		{"both, one from the environment", []string{"-database", store, "-ledgers-in-workshop-database"}, map[string]string{"IDEMLAB_LEDGER_DATABASE": other}, "", "", "IDEMLAB_LEDGER_DATABASE"},
 		{"a prefix without ledgers", []string{"-ledger-prefix", "eu_1"}, nil, "", "", "-ledger-prefix names PostgreSQL ledgers, and there are none"},
 		{"a bad prefix", []string{"-ledger-database", other, "-ledger-prefix", "1eu"}, nil, "", "", "not starting with a digit"},
+		{"a pool of 0", []string{"-ledger-database", other, "-ledger-pool", "0"}, nil, "", "", "-ledger-pool 0: want 1 to 64"},
+		{"a pool too large, from the environment", []string{"-ledger-database", other}, map[string]string{"IDEMLAB_LEDGER_POOL": "65"}, "", "", "-ledger-pool 65"},
+		{"a pool that is no number", []string{"-ledger-database", other}, map[string]string{"IDEMLAB_LEDGER_POOL": "many"}, "", "", `IDEMLAB_LEDGER_POOL="many": want a number`},
 		{"a prefix with a quote", []string{"-ledger-database", other, "-ledger-prefix", "a';DROP"}, nil, "", "", "letters, digits and '_'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +64,9 @@ func TestParseServeConfig_LedgerFlags(t *testing.T) {
 				t.Errorf("prefix %q, want %s", got, tc.prefix)
 			}
 		})
+	}
+	if cfg, err := parseServeConfig([]string{"-ledger-database", other}, func(k string) string { return map[string]string{"IDEMLAB_LEDGER_POOL": "8"}[k] }, io.Discard); err != nil || cfg.Ledgers.Pool != 8 {
+		t.Errorf("IDEMLAB_LEDGER_POOL=8: pool %d, %v", cfg.Ledgers.Pool, err)
 	}
 	a, _ := parseServeConfig([]string{"-ledger-database", other}, func(string) string { return "" }, io.Discard)
 	b, _ := parseServeConfig([]string{"-ledger-database", other}, func(string) string { return "" }, io.Discard)
