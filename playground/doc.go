@@ -148,6 +148,8 @@
 //	                    statements before any @on handle every kind without a section of its own
 //	@stop-if-no-rows    after INSERT/UPDATE/DELETE: if it changed no rows, stop and ack
 //	@stop-if-found      after SELECT: if it returned a row, stop and ack
+//	@continue-on-error  after SELECT/INSERT/UPDATE/DELETE: if it fails, catch the error and go on;
+//	                    on PostgreSQL the transaction is then aborted (25P02; COMMIT answers ROLLBACK)
 //	@retry-on serialization_failure
 //	                    on a PostgreSQL ledger, a transaction that fails with 40001 or 40P01
 //	                    rolls back and runs again from its BEGIN (else: no ack)
@@ -170,7 +172,8 @@
 // when the handler is parsed, so errors name the line:
 // "handler: handler mine, line 4: unknown parameter :amout; parameters are …".
 // A statement that fails at run time (say a UNIQUE violation) aborts the
-// handler without an ack, as an exception in a real consumer would.
+// handler without an ack, as an exception in a real consumer would, unless
+// it carries @continue-on-error (pgabort.go).
 //
 // A learner's handler runs on connections with an SQLite authorizer: row
 // reads and writes and transactions only, no ATTACH, PRAGMA, DDL or

@@ -48,6 +48,9 @@ type statement struct {
 	// Call is a CALL to a system outside the database (provider.go); nil
 	// for SQL.
 	Call *outsideCall
+	// ContinueOnError (@continue-on-error): the consumer catches this
+	// statement's error and goes on to the next (pgabort.go).
+	ContinueOnError bool
 }
 
 func (st *statement) isQuery() bool { return st.Verb == "SELECT" }
@@ -262,6 +265,10 @@ func parseHandlerChecked(name, source string, check func(*statement) error) (*Ha
 					return nil, lineNo, fmt.Errorf("@stop-if-no-rows must follow INSERT, UPDATE, DELETE or REPLACE (line %d is %s)", last.Line, last.Verb)
 				}
 				last.Guard = word
+			case directiveContinueOnError:
+				if err := continueOnError(h.sections[section], arg); err != nil {
+					return nil, lineNo, err
+				}
 			default:
 				return nil, lineNo, fmt.Errorf("unknown directive @%s; directives are %s", clip(word), directiveNames())
 			}

@@ -479,6 +479,9 @@ type execResult struct {
 	Reverted  []rowChange // undone by a rollback during this statement
 	Waiting   bool        // PostgreSQL has it waiting on BlockedBy's locks, still running (pgsession.go)
 	BlockedBy []string
+	// CommitRolledBack: PostgreSQL answered ROLLBACK without an error
+	// (pgabort.go): to a COMMIT, it means the transaction had failed.
+	CommitRolledBack bool
 }
 
 func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, query bool) execResult {

@@ -242,6 +242,7 @@ func FuzzParseHandler(f *testing.F) {
 		f.Add(h.Source)
 	}
 	f.Add("SELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\n")
+	f.Add(catchThenUpdate)
 	f.Fuzz(func(t *testing.T, src string) {
 		h, err := ParseHandler("fuzz", src)
 		if err != nil {

@@ -271,6 +271,7 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 			c.l.apply(res.Committed)
 		} else {
 			res.Reverted = c.pending
+			res.CommitRolledBack = res.Err == nil // a COMMIT's, or a ROLLBACK's own answer
 		}
 		c.pending = nil
 	}

@@ -161,6 +161,16 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		return blocked, nil
 	}
 	w.blockedAt = 0
+	if res.CommitRolledBack && (stmt.Verb == "COMMIT" || stmt.Verb == "END") {
+		res.Err = errCommitRolledBack // pgabort.go
+		st.Reverted = s.changes(res.Reverted, false)
+	}
+	if res.Err != nil && stmt.ContinueOnError {
+		st.Error, st.Note = res.Err.Error(), caughtNote(w)
+		s.record(st)
+		j.pc++
+		return s.executed(w)
+	}
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 		s.record(st)
@@ -196,7 +206,6 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	st.Reverted = s.changes(res.Reverted, false)
 	s.record(st)
 	j.pc++
-	j.executed++
 	if stmt.Guard == GuardStopIfNoRows && res.Rows == 0 || stmt.Guard == GuardStopIfFound && res.Found > 0 {
 		why := "found a row: " + j.msg.m.ID + " was handled before; stop and ack"
 		if stmt.Guard == GuardStopIfNoRows {
@@ -210,6 +219,14 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		}
 		j.pc = len(j.stmts)
 	}
+	return s.executed(w)
+}
+
+// executed counts a statement w has run (a caught failure too) and plays
+// a crash-after fault after it.
+func (s *sim) executed(w *worker) (outcome, error) {
+	j := w.job
+	j.executed++
 	if j.fault == FaultCrashAfter && j.executed == j.faultAfter {
 		return finished, s.crash(w, StepCrash, fmt.Sprintf("crash-after %d: %s dies after statement %d", j.faultAfter, w.name, j.executed))
 	}
