@@ -475,8 +475,8 @@ func newStepView(st playground.Step, divergent bool) stepView {
 		sv.Text = who + " runs " + sqlLabel(st.SQL)
 	case playground.StepBlocked:
 		sv.Text = who + " is blocked on " + sqlLabel(st.SQL) + " (SQLITE_BUSY) and will retry"
-		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error
-			sv.Text = who + " waits on a lock with " + sqlLabel(st.SQL)
+		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error; the note says whose
+			sv.Text = who + " runs " + sqlLabel(st.SQL) + ", and PostgreSQL makes it wait"
 		}
 	default:
 		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
