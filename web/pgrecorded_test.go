@@ -139,11 +139,11 @@ func TestLessonPage_PostgresBlockLiveOnAPostgresServer(t *testing.T) {
 	if _, live := block.Attr("data-pg"); !live || block.Find(testID("pg-recorded")).Length() != 0 {
 		t.Fatal("the PostgreSQL block is not live on a server with PostgreSQL")
 	}
-	if cur := block.Find(testID("pg-ledger-switch") + " [aria-current]").AttrOr("data-testid", ""); cur != "pg-ledger-postgres-rc" {
+	if cur := block.Find(testID("pg-ledger-switch")+" [aria-current]").AttrOr("data-testid", ""); cur != "pg-ledger-postgres-rc" {
 		t.Errorf("current ledger %q, want pg-ledger-postgres-rc", cur)
 	}
 	for _, h := range spec.Recorded.Trace.Handlers {
-		if got := block.Find(testID("pg-verdict") + `[data-handler="` + h.Name + `"]`).AttrOr("data-verdict", ""); got != h.Verdict {
+		if got := block.Find(testID("pg-verdict")+`[data-handler="`+h.Name+`"]`).AttrOr("data-verdict", ""); got != h.Verdict {
 			t.Errorf("%s live: %s, recorded %s", h.Name, got, h.Verdict)
 		}
 	}
