@@ -174,6 +174,8 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 			label += " → " + strconv.FormatInt(*st.RowsAffected, 10)
 		case st.RowsFound != nil:
 			label += " → " + strconv.FormatInt(*st.RowsFound, 10) + " found"
+		case pgSQLState(st.Error) != "": // PostgreSQL's error code; SQLite's errors say it in the step list
+			label += " → " + pgSQLState(st.Error)
 		}
 		arrow(w, ledger, label)
 		if st.Effect {
@@ -494,6 +496,8 @@ func newStepView(st playground.Step, divergent bool) stepView {
 		sv.Rows = english.Plural(int(*st.RowsAffected), "row", "rows") + " changed"
 	case st.RowsFound != nil:
 		sv.Rows = english.Plural(int(*st.RowsFound), "row", "rows") + " found"
+	default:
+		sv.Rows = pgFailure(st.Error)
 	}
 	for _, c := range append(append([]playground.Change(nil), st.Changes...), st.Reverted...) {
 		sv.Changes = append(sv.Changes, changeText(c))

@@ -42,3 +42,14 @@ func recordedBlockView(v *siteView, place pgPlace, sc *playground.Scenario, spec
 	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.path(place.href(onSQLite))}
 	return pv
 }
+
+// recordedInstead is the recorded view of a PostgreSQL block's own run
+// asked for by URL (a permalink, the query spelled out) on a server
+// without PostgreSQL; nil for any other state, which runs as usual (and a
+// PostgreSQL one is refused with a message naming -ledger-database).
+func recordedInstead(v *siteView, place pgPlace, sc *playground.Scenario, state pgState) *playgroundView {
+	if v.ledgers != nil || place.spec == nil || place.spec.Ledger == "" || !state.sameRun(place.home) {
+		return nil
+	}
+	return recordedBlockView(v, place, sc, place.spec)
+}

@@ -89,12 +89,21 @@ func TestLessonPage_PostgresBlockWithoutPostgresShowsItsRecording(t *testing.T) 
 		t.Error("the SQLite run shows the PostgreSQL block's expectations")
 	}
 
-	// The block's own state names PostgreSQL: here a 400 in place, not a SQLite run.
-	home := lessonPlace("check-then-insert-race", spec, false)
-	home.home.at = 2
-	resp = do(t, h, "GET", home.queryHref(home.home))
+	// The block's own run by URL is its recording; another script on
+	// PostgreSQL is a 400 in place that names -ledger-database, not a
+	// SQLite run.
+	place := lessonPlace("check-then-insert-race", spec, false)
+	own := place.home
+	own.at = 2
+	resp = do(t, h, "GET", place.queryHref(own)+"&fragment=1")
+	if doc := document(t, resp); resp.StatusCode != 200 || doc.Find(testID("pg-recorded")).Length() != 1 {
+		t.Errorf("the block's own run by URL: %d, recorded %d", resp.StatusCode, doc.Find(testID("pg-recorded")).Length())
+	}
+	other := place.home
+	other.events = other.events[:3]
+	resp = do(t, h, "GET", place.queryHref(other))
 	if resp.StatusCode != 400 || !strings.Contains(document(t, resp).Text(), "-ledger-database") {
-		t.Errorf("the PostgreSQL state on a SQLite server: %d, want 400 naming -ledger-database", resp.StatusCode)
+		t.Errorf("another PostgreSQL script on a SQLite server: %d, want 400 naming -ledger-database", resp.StatusCode)
 	}
 }
 
