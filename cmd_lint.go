@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +13,7 @@ import (
 
 	"idemlab/internal/english"
 	"idemlab/lessons"
+	"idemlab/playground"
 )
 
 // lint loads a lessons folder (the built-in course without one) exactly as
@@ -17,6 +21,7 @@ import (
 // when there is any.
 func lint(args []string, stdout io.Writer) error {
 	fs := newFlagSet("lint")
+	database := fs.String("ledger-database", "", "a PostgreSQL server (postgres://…) on which to prove the claims of the blocks that run on PostgreSQL; without it they are checked against their recordings")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -30,6 +35,16 @@ func lint(args []string, stdout io.Writer) error {
 	}
 	opts.CheckExercises = true // slow for a server start, right for a lint
 	opts.RequireSources = true // a draft may leave them out; a finished course may not
+	if *database != "" {
+		var b [4]byte
+		rand.Read(b[:])
+		pg, err := playground.OpenPostgresLedgers(context.Background(), *database, 1, "idemlab_lint_"+hex.EncodeToString(b[:]))
+		if err != nil {
+			return fmt.Errorf("lint: -ledger-database: %w", err)
+		}
+		defer pg.Close()
+		opts.Ledgers = pg
+	}
 	course, err := lessons.Load(fsys, opts)
 	if err != nil {
 		var loadErr *lessons.LoadError
@@ -46,11 +61,16 @@ func lint(args []string, stdout io.Writer) error {
 // loadCourse loads, validates and renders the lessons of dir, or the embedded
 // course when dir is empty. A dir that is missing or not a folder is an error
 // that names it.
-func loadCourse(dir string) (*lessons.Course, error) {
+func loadCourse(dir string) (*lessons.Course, error) { return loadCourseOn(dir, nil) }
+
+// loadCourseOn is loadCourse proving the PostgreSQL blocks' claims on pg
+// (nil: against their recordings).
+func loadCourseOn(dir string, pg *playground.PostgresLedgers) (*lessons.Course, error) {
 	fsys, opts, err := courseFS(dir)
 	if err != nil {
 		return nil, err
 	}
+	opts.Ledgers = pg
 	return lessons.Load(fsys, opts)
 }
 

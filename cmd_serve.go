@@ -152,8 +152,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.LessonsDir != "" {
 		watcher = lessons.NewWatcher(cfg.LessonsDir)
 	}
+	// The ledgers first: a lesson's PostgreSQL blocks are proved on them.
+	ledgers, err := openServeLedgers(ctx, cfg.Ledgers)
+	if err != nil {
+		return err
+	}
+	if ledgers != nil {
+		defer ledgers.Close()
+		logger.Info("PostgreSQL ledgers", "from", cfg.Ledgers.source(), "ledgers", ledgers.Size(), "prefix", cfg.Ledgers.Prefix)
+	}
 	// A broken lesson at start stops the start, with what lint would print.
-	course, err := loadCourse(cfg.LessonsDir)
+	course, err := loadCourseOn(cfg.LessonsDir, ledgers)
 	if err != nil {
 		var loadErr *lessons.LoadError
 		if errors.As(err, &loadErr) {
@@ -168,14 +177,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeStore()
-	ledgers, err := openServeLedgers(ctx, cfg.Ledgers)
-	if err != nil {
-		return err
-	}
-	if ledgers != nil {
-		defer ledgers.Close()
-		logger.Info("PostgreSQL ledgers", "from", cfg.Ledgers.source(), "ledgers", ledgers.Size(), "prefix", cfg.Ledgers.Prefix)
-	}
 	site, err := web.NewServer(web.Config{
 		Ledgers:        ledgers,
 		PublicURL:      cfg.PublicURL,
@@ -211,6 +212,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		opts.Ledgers = ledgers
 		go watcher.Run(watchCtx, opts, watchInterval,
 			func(c *lessons.Course) {
 				site.SetCourse(c)

@@ -62,6 +62,12 @@ func (l *loader) playgroundDirective(check func(*PlaygroundSpec) error) Directiv
 				return DirectiveOutput{}, err
 			}
 			spec.ID = fmt.Sprintf("pg-%d", src.Index)
+			if spec.Ledger != "" {
+				spec.recordingPath = RecordingPath(src.Lesson, spec.ID)
+				if spec.Recorded, err = loadRecording(src.FS, spec.recordingPath); err != nil {
+					return DirectiveOutput{}, &LoadError{Problems: problemsFromError(err, src.File, src.Line, spec.FieldLine)}
+				}
+			}
 			if err := l.renderBlockText(spec, src); err != nil {
 				return DirectiveOutput{}, err
 			}
@@ -79,7 +85,7 @@ func (l *loader) playgroundDirective(check func(*PlaygroundSpec) error) Directiv
 func (l *loader) builtinDirectives() []Directive {
 	check := l.opts.CheckPlayground
 	if check == nil {
-		check = CheckWithEngine
+		check = CheckWithEngineOn(l.opts.Ledgers)
 	}
 	return []Directive{l.playgroundDirective(check), l.exerciseDirective(), l.quizDirective()}
 }

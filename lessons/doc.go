@@ -75,6 +75,11 @@
 //     the learner acts. A block may also ask first (PredictSpec: question
 //     and graded choices, each choice's optional check run the same way:
 //     the correct one must hold at the end of the script, the others not).
+//     A block with `ledger: postgres-rc` (postgres-rr, postgres-serializable)
+//     runs on PostgreSQL at that isolation level: its claims are proved on
+//     a real server when one is given (Options.Ledgers), else against the
+//     run recorded in recorded/SLUG.ID.json, which a site without
+//     PostgreSQL shows, labelled, in place of the live block (pgblock.go).
 //
 //   - ```exercise holds a YAML mapping decoded into playground.Exercise
 //     (see ParseExerciseSpec): id (unique across the course; a-z, 0-9 and
@@ -137,10 +142,11 @@ import (
 	"io/fs"
 )
 
-//go:embed *.md examples sql
+//go:embed *.md examples sql recorded
 var embedded embed.FS
 
 // Embedded returns the course shipped in the binary: the *.md files of this
 // folder at the root of the returned file system, with the examples and sql
-// folders their include= fences read.
+// folders their include= fences read, and the recorded folder of PostgreSQL
+// blocks' runs (pgblock.go).
 func Embedded() fs.FS { return embedded }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"idemlab/playground"
 )
 
 // checkLoadError asserts the contract of a failed Load: a *LoadError whose
@@ -89,6 +91,9 @@ func FuzzPlaygroundSpec(f *testing.F) {
 	f.Add([]byte("goals: []\n"))
 	f.Add([]byte("predict:\n  question: Q?\n  choices:\n    - {choice: A, correct: true, check: increment is ok, why: W}\n    - {choice: B, why: W, check: x}\n"))
 	f.Add([]byte("predict: {question: [1], choices: 3, x: 1}\n"))
+	f.Add([]byte("scenario: concurrent-duplicate\nhandlers: [check-then-insert, dedupe-tx]\nledger: postgres-rc\nscript: start msg-1 on A; start msg-1 on B; step A 2; finish A; finish B\ncaption: C.\n"))
+	f.Add([]byte("ledger: sqlite\nledger: [postgres-rr]\nledgr: postgres-serializable\n"))
+	f.Add([]byte("ledger: ~\n"))
 	const fenceLine = 10
 	f.Fuzz(func(t *testing.T, body []byte) {
 		spec, err := ParsePlaygroundSpec(body, "a.md", fenceLine)
@@ -111,6 +116,9 @@ func FuzzPlaygroundSpec(f *testing.F) {
 			if h == "" || slices.Contains(spec.Handlers[:i], h) {
 				t.Errorf("bad handlers accepted: %q", spec.Handlers)
 			}
+		}
+		if spec.Ledger != "" && !slices.Contains(playground.LedgerNames()[1:], spec.Ledger) {
+			t.Errorf("bad ledger accepted: %q", spec.Ledger)
 		}
 	})
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"go.abhg.dev/goldmark/frontmatter"
+
+	"idemlab/playground"
 )
 
 // Options tune Load.
@@ -24,6 +26,12 @@ type Options struct {
 	// CheckWithEngine; a function that returns nil skips the engine. Return
 	// a *FieldError to point at one field's line.
 	CheckPlayground func(*PlaygroundSpec) error
+
+	// Ledgers is a PostgreSQL server for the blocks that run on one
+	// (ledger: postgres-rc…): with it, CheckWithEngine proves their claims
+	// there and compares their recordings with the live run; nil checks
+	// them against their recordings (pgblock.go).
+	Ledgers *playground.PostgresLedgers
 
 	// Directives add fenced block kinds beyond the built-in "playground",
 	// "exercise" and "quiz", registered the same way (see Directive).

@@ -14,7 +14,7 @@ import (
 var Verdicts = []string{"ok", "duplicate-effect", "lost-effect", "unexpected-effect", "dead-lettered"}
 
 // playgroundKeys are the keys a ```playground block may hold.
-var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect", "goals", "predict"}
+var playgroundKeys = []string{"scenario", "handlers", "script", "caption", "expect", "goals", "predict", "ledger"}
 
 // ParsePlaygroundSpec parses and structurally validates the YAML body of a
 // ```playground block: every field has the right type, scenario, handlers,
@@ -70,6 +70,8 @@ func ParsePlaygroundSpec(body []byte, file string, fenceLine int) (*PlaygroundSp
 			expectNode = f.Value
 		case "predict":
 			spec.Predict = parsePredict(f.Value, fenceLine, badYAML)
+		case "ledger":
+			spec.Ledger, msg = ledgerValue(f.Value)
 		case "goals":
 			spec.Goals = parseGoals(f.Value, fenceLine, badYAML)
 			for _, g := range spec.Goals {

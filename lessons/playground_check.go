@@ -22,13 +22,25 @@ const engineCheckTimeout = 10 * time.Second
 // The block must also fit the server's budget for one run (DefaultBudget,
 // its counts: CPU and wall time depend on the machine lint runs on), since
 // the server refuses a run over it.
-func CheckWithEngine(spec *PlaygroundSpec) error {
+func CheckWithEngine(spec *PlaygroundSpec) error { return checkWithEngine(spec, nil) }
+
+// checkWithEngine runs the block on its ledger: SQLite, or PostgreSQL on
+// pg; a PostgreSQL block without pg is checked against its recording
+// (pgblock.go).
+func checkWithEngine(spec *PlaygroundSpec, pg *playground.PostgresLedgers) error {
+	if spec.Ledger != "" && pg == nil {
+		return checkRecorded(spec)
+	}
+	ledger, err := playground.ParseLedger(spec.Ledger, pg)
+	if err != nil {
+		return &FieldError{Field: "ledger", Err: err}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), engineCheckTimeout)
 	defer cancel()
 	budget := playground.DefaultBudget()
 	budget.CPU, budget.Wall = 0, 0
 	run := func(script string) (*playground.Trace, error) {
-		return playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: script, Budget: &budget})
+		return playground.Run(ctx, playground.Request{Scenario: spec.Scenario, Handlers: spec.Handlers, Script: script, Budget: &budget, Ledger: ledger})
 	}
 	trace, err := run(spec.Script)
 	var over *playground.BudgetError
@@ -46,13 +58,5 @@ func CheckWithEngine(spec *PlaygroundSpec) error {
 		}
 		return fmt.Errorf("the playground engine failed on this block: %w", err)
 	}
-	var wrong []error
-	for _, h := range trace.Handlers {
-		claim, ok := spec.Expect[h.Name]
-		if ok && claim != h.Verdict {
-			wrong = append(wrong, &FieldError{Field: "expect." + h.Name,
-				Err: fmt.Errorf("lesson claims %s: %s but the engine shows %s", h.Name, claim, h.Verdict)})
-		}
-	}
-	return errors.Join(append(wrong, checkGoals(spec, trace, run))...)
+	return errors.Join(claimsHold(spec, trace), checkGoals(spec, trace, run))
 }

@@ -75,10 +75,19 @@ type PlaygroundSpec struct {
 	Expect   map[string]string `yaml:"expect"` // handler name → "ok", "duplicate-effect", "lost-effect"
 	Goals    []*GoalSpec       // optional tasks the engine checks (goal.go)
 	Predict  *PredictSpec      // optional question asked before the verdicts (predict.go)
-	File     string            // lesson file, for messages
-	Line     int               // 1-based line of the opening fence
+	// Ledger is the database the block runs on: "" for SQLite, else a
+	// PostgreSQL ledger's name (postgres-rc, postgres-rr,
+	// postgres-serializable; pgblock.go).
+	Ledger string
+	// Recorded is the block's run recorded on a real PostgreSQL server
+	// (recorded/SLUG.ID.json beside the lessons), for a server without
+	// one; nil for a SQLite block or when the course has no recording.
+	Recorded *Recording
+	File     string // lesson file, for messages
+	Line     int    // 1-based line of the opening fence
 
-	fieldLines map[string]int // key → file line, for messages (see FieldLine)
+	fieldLines    map[string]int // key → file line, for messages (see FieldLine)
+	recordingPath string         // a PostgreSQL block's: RecordingPath(lesson, ID)
 }
 
 // ExerciseSpec is a parsed ```exercise block: the engine's exercise (id,

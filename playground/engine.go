@@ -668,6 +668,9 @@ func (s *sim) prune(ev Event) error {
 	if res.Err != nil {
 		st.Error = res.Err.Error()
 		st.Note = "prune could not run: a worker holds the write lock"
+		if s.l.pg != nil { // PostgreSQL locks rows, not the database
+			st.Note = "prune could not run: a worker's open transaction holds rows it would delete, and the janitor does not wait for it"
+		}
 	} else {
 		st.RowsAffected = ptr(res.Rows)
 		st.Changes = s.changes(res.Changes, false)

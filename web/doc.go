@@ -129,6 +129,7 @@
 //	reference:  handler-reference handler-ref-table[data-table] handler-ref-param[data-param] handler-ref-directive[data-directive] handler-ref-call[data-call]
 //	picker:     pg-picker pg-scenarios pg-scenario-card pg-all-scenarios
 //	refused:    pg-refusal pg-refusal-home pg-refusal-undo
+//	recorded:   pg-recorded pg-recorded-ledger pg-recorded-sqlite
 //	error page: error-page[data-status] error-title error-message error-action error-home
 //	app.js:     copy-button announcer
 //	workshop:   ws-instructor-home ws-create-form ws-new-room-name ws-create ws-rooms ws-no-rooms ws-class ws-code ws-projector-link ws-ended ws-learner-count ws-rows ws-row[data-learner data-rank data-order] ws-row-name ws-cell[data-exercise data-state] ws-row-stuck ws-summary ws-passed ws-passed-count[data-exercise] ws-counterexamples ws-counterexample[data-exercise] ws-counterexample-count[data-learners] ws-show-class ws-last-chaos ws-chaos-survivors[data-survived data-ran] ws-pace-form ws-pace-goto ws-pace-open ws-countdown-form ws-countdown ws-chaos-form ws-chaos[data-fault] ws-end-form ws-end ws-export-csv ws-export-json ws-delete-form ws-delete

@@ -174,6 +174,8 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 			label += " → " + strconv.FormatInt(*st.RowsAffected, 10)
 		case st.RowsFound != nil:
 			label += " → " + strconv.FormatInt(*st.RowsFound, 10) + " found"
+		case pgSQLState(st.Error) != "": // PostgreSQL's error code; SQLite's errors say it in the step list
+			label += " → " + pgSQLState(st.Error)
 		}
 		arrow(w, ledger, label)
 		if st.Effect {
@@ -475,8 +477,8 @@ func newStepView(st playground.Step, divergent bool) stepView {
 		sv.Text = who + " runs " + sqlLabel(st.SQL)
 	case playground.StepBlocked:
 		sv.Text = who + " is blocked on " + sqlLabel(st.SQL) + " (SQLITE_BUSY) and will retry"
-		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error
-			sv.Text = who + " waits on a lock with " + sqlLabel(st.SQL)
+		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error; the note says whose
+			sv.Text = who + " runs " + sqlLabel(st.SQL) + ", and PostgreSQL makes it wait"
 		}
 	default:
 		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
@@ -494,6 +496,8 @@ func newStepView(st playground.Step, divergent bool) stepView {
 		sv.Rows = english.Plural(int(*st.RowsAffected), "row", "rows") + " changed"
 	case st.RowsFound != nil:
 		sv.Rows = english.Plural(int(*st.RowsFound), "row", "rows") + " found"
+	default:
+		sv.Rows = pgFailure(st.Error)
 	}
 	for _, c := range append(append([]playground.Change(nil), st.Changes...), st.Reverted...) {
 		sv.Changes = append(sv.Changes, changeText(c))

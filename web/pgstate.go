@@ -113,7 +113,7 @@ func lessonPlace(slug string, spec *lessons.PlaygroundSpec, embed bool) pgPlace 
 	if embed {
 		p.kind, p.path = placeLessonEmbed, embedPath(slug)
 	}
-	p.home = pgState{scenario: spec.Scenario, handlers: spec.Handlers, at: -1} // every panel closed: one screen
+	p.home = pgState{scenario: spec.Scenario, handlers: spec.Handlers, at: -1, ledger: spec.Ledger} // every panel closed: one screen
 	if script, err := playground.ParseScript(spec.Script); err == nil {
 		p.home.events = script.Events // else the run reports the scenario's default, and the lesson check the error
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"slices"
@@ -62,8 +63,8 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	if s.seed != 0 {
 		out = append(out, hiddenField{keySeed, strconv.FormatInt(s.seed, 10)})
 	}
-	if s.ledger != "" {
-		out = append(out, hiddenField{keyLedger, s.ledger})
+	if s.ledger != p.home.ledger { // a PostgreSQL block's home names its ledger
+		out = append(out, hiddenField{keyLedger, cmp.Or(s.ledger, "sqlite")})
 	}
 	if s.at >= 0 {
 		out = append(out, hiddenField{keyAt, strconv.Itoa(s.at)})
@@ -215,7 +216,9 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 			return s, false, &playground.InputError{Field: keyLedger, Msg: fmt.Sprintf("unknown ledger %q; ledgers are %s", english.Truncate(v, 40), strings.Join(playground.LedgerNames(), ", "))}
 		}
 		s.ledger = strings.TrimPrefix(v, "sqlite") // the default goes unspelled
-		redirect = redirect || len(vs) > 1 || vs[0] != s.ledger
+		// Spelled only when it is not the place's: sqlite only for a
+		// PostgreSQL block's SQLite state.
+		redirect = redirect || len(vs) > 1 || s.ledger == home.ledger || vs[0] != cmp.Or(s.ledger, "sqlite")
 	}
 	if v := strings.TrimSpace(q.Get(keyAt)); v != "" {
 		n, err := strconv.Atoi(v)

@@ -47,6 +47,9 @@ type playgroundView struct {
 	back      *exerciseBack // the exercise a replay came from (pggoals.go)
 
 	ledgers []actionLink // the ledger switch (pgledger.go); nil without PostgreSQL ledgers
+	// recorded: a PostgreSQL block's recorded run on a server without
+	// PostgreSQL (pgrecorded.go); nil for a live run.
+	recorded *recordedView
 }
 
 // panelToggle opens or closes a panel: a link to this state with the

@@ -1,0 +1,55 @@
+package web
+
+import (
+	"idemlab/lessons"
+	"idemlab/playground"
+)
+
+// A lesson block that runs on PostgreSQL (ledger: postgres-rc…), on a
+// server without PostgreSQL ledgers, shows the run recorded on a real
+// server (lessons.Recording) instead of running anywhere: labelled as
+// recorded, with no controls (each would ask for a run this server cannot
+// make), and a link to play the same script live on SQLite. It is never
+// run on SQLite in its place.
+
+// isolationWords names a PostgreSQL ledger's isolation level as
+// PostgreSQL's documentation writes it.
+var isolationWords = map[string]string{
+	"postgres-rc":           "READ COMMITTED",
+	"postgres-rr":           "REPEATABLE READ",
+	"postgres-serializable": "SERIALIZABLE",
+}
+
+// recordedView is what a recorded block adds to its playground view.
+type recordedView struct {
+	Isolation  string // READ COMMITTED
+	Path       string // the recording, in the lessons folder
+	SQLiteHref string // the same script, live on SQLite
+}
+
+// recordedBlockView is the view of a PostgreSQL block's recording, or nil
+// when the block has none (the lessons package reports that at load).
+func recordedBlockView(v *siteView, place pgPlace, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *playgroundView {
+	rec := spec.Recorded
+	if rec == nil {
+		return nil
+	}
+	state := place.home
+	state.panels = panelSteps | panelSQL // the step list is the transcript; the SQL facts hold PostgreSQL's errors
+	pv := newPlaygroundView(v, place, state, rec.Trace, sc)
+	onSQLite := place.home
+	onSQLite.ledger = ""
+	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.path(place.href(onSQLite))}
+	return pv
+}
+
+// recordedInstead is the recorded view of a PostgreSQL block's own run
+// asked for by URL (a permalink, the query spelled out) on a server
+// without PostgreSQL; nil for any other state, which runs as usual (and a
+// PostgreSQL one is refused with a message naming -ledger-database).
+func recordedInstead(v *siteView, place pgPlace, sc *playground.Scenario, state pgState) *playgroundView {
+	if v.ledgers != nil || place.spec == nil || place.spec.Ledger == "" || !state.sameRun(place.home) {
+		return nil
+	}
+	return recordedBlockView(v, place, sc, place.spec)
+}
