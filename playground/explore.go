@@ -35,6 +35,10 @@ type explorer struct {
 	// parallel (explore_pg.go).
 	frontierDepth int
 	frontier      func(exploreItem)
+	// shared, with index, lets the subtrees of a parallel search skip the
+	// states a lower-numbered subtree explores (explore_pg.go).
+	shared *exploreShared
+	index  int
 
 	nodes     map[exploreKey]*exploreNode
 	root      exploreKey
@@ -283,7 +287,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 			x.release(s)
 		}
 	}()
-	node.addExpansion(bud)
+	x.expand(node, at, bud)
 	if bud.events == 0 {
 		return nil
 	}
@@ -332,15 +336,11 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 		nb := bud.minus(a.cost)
 		k := x.childKey(s, nb, at, a.ev)
 		node.addEdge(exploreEdge{event: a.ev.String(), cost: a.cost, to: k})
-		cn, seen := x.nodes[k]
-		if seen && x.prune && cn.coveredBy(nb) {
+		cn, seen, covered := x.enter(s, k, nb)
+		if covered {
 			x.release(s)
 			s = nil
 			continue
-		}
-		if !seen {
-			cn = &exploreNode{settled: x.settled(s)}
-			x.nodes[k] = cn
 		}
 		if !seen || !x.prune {
 			if cn.settled {
@@ -356,7 +356,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 		live := s
 		s = nil
 		if x.frontier != nil && len(child) == x.frontierDepth {
-			cn.addExpansion(nb)
+			x.expand(cn, k, nb)
 			x.release(live)
 			x.frontier(exploreItem{path: child, bud: nb, key: k})
 			continue
@@ -366,6 +366,30 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 		}
 	}
 	return nil
+}
+
+// enter looks up the state k an action led to, reached with budget nb
+// left: seen when the explorer has met it before, covered when its
+// future has been (or is being) explored with at least that budget, so
+// that this visit has nothing new to find. A new state gets its node.
+func (x *explorer) enter(s *sim, k exploreKey, nb exploreBudget) (cn *exploreNode, seen, covered bool) {
+	cn, seen = x.nodes[k]
+	if seen && x.prune && cn.coveredBy(nb) || x.shared != nil && x.shared.covered(k, nb, x.index) {
+		return cn, seen, true
+	}
+	if !seen {
+		cn = &exploreNode{settled: x.settled(s)}
+		x.nodes[k] = cn
+	}
+	return cn, seen, false
+}
+
+// expand records that the node at is being expanded with budget bud.
+func (x *explorer) expand(node *exploreNode, at exploreKey, bud exploreBudget) {
+	node.addExpansion(bud)
+	if x.shared != nil {
+		x.shared.expand(at, bud, x.index)
+	}
 }
 
 // settled: no worker holds a message, and every message in scope that was

@@ -31,10 +31,19 @@ import (
 //   - The search runs in parallel: the first pgFrontierDepth events are
 //     explored on one ledger, then each state reached there is the root of
 //     a subtree explored on a ledger of its own, pgCheckParallel at a time.
-//     The answer stays deterministic: subtrees are numbered in the order
-//     the sequential search meets them, each is explored alone, and the
-//     failure of the lowest-numbered failing subtree is the one kept
-//     (the subtrees after it are cancelled, those before it finish).
+//     Subtrees are numbered in the order the sequential search meets them,
+//     and a subtree skips a state that a lower-numbered one has entered
+//     with at least its budget (exploreShared), as the sequential search
+//     skips a state it has seen. The answer stays deterministic: the
+//     failure kept is the lowest-numbered failing subtree's (those after
+//     it are cancelled, those before it finish), and it is the failure
+//     that subtree finds alone. A state it skips is in the future of a
+//     lower-numbered subtree, which would have failed first had that
+//     future held a failure; so it skips only futures without one, and
+//     meets its failure by the same path. A pass explores every state
+//     within the bounds, whoever enters it, so its counts of states and
+//     settled schedules are the same each time; the runs it takes, and
+//     the counts of a failing check, depend on timing and are not given.
 
 // pgFrontierDepth is how many events the sequential part of a PostgreSQL
 // check explores before it hands subtrees out.
@@ -123,11 +132,43 @@ func pgStillWaits(w *worker) bool {
 	}
 }
 
-// sub is an explorer of its own for one subtree: the same scenario,
-// handler and bounds, its own states and counts, and its own context.
-func (x *explorer) sub(ctx context.Context) *explorer {
+// sub is an explorer of its own for subtree number index: the same
+// scenario, handler and bounds, its own states and counts, and its own
+// context.
+func (x *explorer) sub(ctx context.Context, shared *exploreShared, index int) *explorer {
 	return &explorer{ctx: ctx, sc: x.sc, tmpl: x.tmpl, h: x.h, b: x.b, invariants: x.invariants, prune: x.prune,
-		msgs: x.msgs, workers: x.workers, lg: x.lg, nodes: map[exploreKey]*exploreNode{}}
+		msgs: x.msgs, workers: x.workers, lg: x.lg, nodes: map[exploreKey]*exploreNode{}, shared: shared, index: index}
+}
+
+// exploreShared is what the subtrees of a parallel search know of each
+// other: which states each has entered, with which budgets.
+type exploreShared struct {
+	mu       sync.Mutex
+	expanded map[exploreKey][]ownedBudget
+}
+
+type ownedBudget struct {
+	bud   exploreBudget
+	owner int // the subtree's number
+}
+
+func (sh *exploreShared) expand(k exploreKey, bud exploreBudget, owner int) {
+	sh.mu.Lock()
+	sh.expanded[k] = append(sh.expanded[k], ownedBudget{bud, owner})
+	sh.mu.Unlock()
+}
+
+// covered: a subtree numbered below index has entered k with at least
+// the budget bud.
+func (sh *exploreShared) covered(k exploreKey, bud exploreBudget, index int) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, e := range sh.expanded[k] {
+		if e.owner < index && e.bud.covers(bud) {
+			return true
+		}
+	}
+	return false
 }
 
 // explore runs the search: on one SQLite ledger after another, or on
@@ -152,6 +193,7 @@ func (x *explorer) run() error {
 	errs := make([]error, len(items))
 	cancels := make([]context.CancelFunc, len(items))
 	var mu sync.Mutex
+	shared := &exploreShared{expanded: map[exploreKey][]ownedBudget{}}
 	next, stopAt := 0, len(items) // stopAt: the lowest subtree that ended the search
 	var wg sync.WaitGroup
 	for range min(pgCheckParallel(x.lg), len(items)) {
@@ -165,7 +207,7 @@ func (x *explorer) run() error {
 					return
 				}
 				ctx, cancel := context.WithCancel(x.ctx)
-				subs[i], cancels[i] = x.sub(ctx), cancel
+				subs[i], cancels[i] = x.sub(ctx, shared, i), cancel
 				mu.Unlock()
 				sub, it := subs[i], items[i]
 				sub.root = it.key
@@ -192,7 +234,6 @@ func (x *explorer) run() error {
 	wg.Wait()
 	for i := 0; i < len(items) && i <= stopAt; i++ {
 		sub := subs[i]
-		x.schedules += sub.schedules
 		x.runs += sub.runs
 		if x.firstError == nil {
 			x.firstError = sub.firstError
@@ -208,6 +249,12 @@ func (x *explorer) run() error {
 		if sub.failure != nil {
 			x.failure = sub.failure
 			return nil
+		}
+	}
+	x.schedules = 0 // each settled state once, whichever subtree met it
+	for _, n := range x.nodes {
+		if n.settled {
+			x.schedules++
 		}
 	}
 	return nil

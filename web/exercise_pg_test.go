@@ -137,3 +137,28 @@ func TestExerciseCheck_OnPostgres(t *testing.T) {
 		t.Errorf("got %+v", bad.Error)
 	}
 }
+
+// FuzzCheckEndpoint_Ledger: whatever the ledger field says, the check
+// endpoint answers 200 or 400 with JSON, never a 500 or a panic; a 400
+// names the field ledger.
+func FuzzCheckEndpoint_Ledger(f *testing.F) {
+	for _, name := range append(playground.LedgerNames(), "", "oracle", "postgres", "POSTGRES-RC", "sqlite\x00", "postgres-rc postgres-rr") {
+		f.Add(name)
+	}
+	s := exerciseServer(f)
+	h := s.handle(newExerciseChecker(s, 64).serveCheckAPI)
+	f.Fuzz(func(t *testing.T, ledger string) {
+		resp := postForm(t, h, "/api/v1/check", url.Values{"exercise": {"dedupe-credit"}, "handler": {"@on credit\nSELECT 1;\n"}, "ledger": {ledger}})
+		body := readBody(t, resp)
+		var e apiError
+		switch {
+		case resp.StatusCode == 200:
+		case resp.StatusCode == 400 && json.Unmarshal([]byte(body), &e) == nil && e.Field == "ledger":
+		default:
+			t.Fatalf("ledger %q: %d %s", ledger, resp.StatusCode, body)
+		}
+		if !json.Valid([]byte(body)) {
+			t.Fatalf("not JSON: %s", body)
+		}
+	})
+}
