@@ -59,7 +59,7 @@ func runScenario(ctx context.Context, args []string, stdout io.Writer) error {
 			req.Handlers = append(req.Handlers, h)
 		}
 	}
-	pg, err := openRunLedgers(ctx, *ledgerName, *ledgerDatabase)
+	pg, err := openRunLedgers(ctx, "run", *ledgerName, *ledgerDatabase, 1)
 	if err != nil {
 		return err
 	}

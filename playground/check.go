@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -29,6 +30,13 @@ type CheckResult struct {
 	// Error is set when the handler does not parse, or when its SQL was
 	// refused or failed in every schedule; Passed is then false.
 	Error *HandlerError `json:"error,omitempty"`
+	// Ledger names the database the check ran on when it is not SQLite
+	// ("postgres-rc"); see CheckOn.
+	Ledger string `json:"ledger,omitempty"`
+	// Unfinished is set when a check on PostgreSQL ran out of time: it says
+	// in the exercise page's words which bounds were covered and which were
+	// not. Passed is then false, with no counterexample.
+	Unfinished string `json:"unfinished,omitempty"`
 }
 
 // HandlerError is a problem in the learner's handler, with its line.
@@ -57,6 +65,9 @@ type Counterexample struct {
 	// Schedule is the script's events, for a link that replays it in the
 	// playground with the learner's handler (the web writes the URL).
 	Schedule []Event `json:"-"`
+	// Ledger is the ledger the schedule breaks the handler on, as
+	// CheckResult.Ledger names it ("" for SQLite): its replay runs there.
+	Ledger string `json:"ledger,omitempty"`
 	// SQLError is the first statement of the handler that failed in this
 	// schedule (a constraint, say), with its line; nil when none did.
 	SQLError *HandlerError `json:"sql_error,omitempty"`
@@ -106,6 +117,10 @@ func Check(ctx context.Context, ex *Exercise, handlerSource string) (*CheckResul
 var checkTimeout = sandboxCheckTimeout
 
 func check(ctx context.Context, ex *Exercise, source string, prune bool) (*CheckResult, error) {
+	return checkOn(ctx, ex, source, prune, Ledger{})
+}
+
+func checkOn(ctx context.Context, ex *Exercise, source string, prune bool, lg Ledger) (*CheckResult, error) {
 	if err := ex.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,7 +128,11 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 		return nil, fmt.Errorf("exercise %s asks for a script that breaks its handler, not for a handler: check it with CheckBreak", ex.ID)
 	}
 	res := &CheckResult{Exercise: ex.ID}
-	h, line, err := parseHandler(exerciseHandlerName, source)
+	sqlCheck := checkSQL
+	if lg.Postgres != nil {
+		res.Ledger, sqlCheck = lg.Name(), pgCheckSQL
+	}
+	h, line, err := parseHandlerChecked(exerciseHandlerName, source, sqlCheck)
 	if err != nil {
 		res.Error = &HandlerError{Line: line, Message: err.Error()}
 		return res, nil
@@ -128,9 +147,12 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	for _, c := range ex.checks() {
-		done, err := checkBounds(ctx, parent, res, ex, h, c.bounds, prune, limit)
+	for i, c := range ex.checks() {
+		done, err := checkBounds(ctx, parent, res, ex, h, c.bounds, prune, limit, lg)
 		if err != nil {
+			if lg.Postgres != nil && errors.Is(err, context.DeadlineExceeded) {
+				return pgUnfinished(res, ex, lg, i), nil
+			}
 			return nil, err
 		}
 		if done {
@@ -144,14 +166,15 @@ func check(ctx context.Context, ex *Exercise, source string, prune bool) (*Check
 // checkBounds explores every scenario of the exercise under one set of
 // bounds, adding to res. It reports done when res is final (a
 // counterexample, or a handler error).
-func checkBounds(ctx, parent context.Context, res *CheckResult, ex *Exercise, h *Handler, b ExploreBounds, prune bool, limit time.Duration) (bool, error) {
+func checkBounds(ctx, parent context.Context, res *CheckResult, ex *Exercise, h *Handler, b ExploreBounds, prune bool, limit time.Duration, lg Ledger) (bool, error) {
 	for _, name := range ex.Scenarios {
 		sc, _ := LookupScenario(name)
 		x, err := newExplorer(ctx, sc, h, b, ex.Invariants, prune)
 		if err != nil {
 			return false, err
 		}
-		err = x.explore()
+		x.lg = lg
+		err = x.run()
 		if err == nil && x.failure != nil {
 			x.ce, err = x.counterexample()
 		}
@@ -177,6 +200,7 @@ func checkBounds(ctx, parent context.Context, res *CheckResult, ex *Exercise, h 
 		}
 		if x.ce != nil {
 			res.Counterexample = x.ce
+			x.ce.Ledger = res.Ledger
 			return true, nil
 		}
 		if x.schedules == 0 {
@@ -189,7 +213,9 @@ func checkBounds(ctx, parent context.Context, res *CheckResult, ex *Exercise, h 
 			res.Error = &HandlerError{Line: line, Message: msg}
 			return true, nil
 		}
-		if prune {
+		if lg.Postgres != nil {
+			// Not counted: the search leaves mirror images out (explore_pg.go).
+		} else if prune {
 			res.NaiveSchedules += x.naiveCount()
 		} else {
 			res.NaiveSchedules += int64(x.schedules)

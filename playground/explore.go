@@ -25,6 +25,20 @@ type explorer struct {
 	prune      bool
 	msgs       []string // message ids in scope, scenario order
 	workers    []string // worker names in scope
+	// lg is the database runs use: SQLite (the zero Ledger), or PostgreSQL
+	// sessions stepped as the PostgreSQL playground steps them
+	// (explore_pg.go).
+	lg Ledger
+	// frontierDepth, when set, stops the search at schedules of that many
+	// events and hands each new state there to frontier instead of
+	// expanding it: the PostgreSQL check explores those subtrees in
+	// parallel (explore_pg.go).
+	frontierDepth int
+	frontier      func(exploreItem)
+	// shared, with index, lets the subtrees of a parallel search skip the
+	// states a lower-numbered subtree explores (explore_pg.go).
+	shared *exploreShared
+	index  int
 
 	nodes     map[exploreKey]*exploreNode
 	root      exploreKey
@@ -142,6 +156,9 @@ func (a exploreBudget) minus(c exploreBudget) exploreBudget {
 // worker connection sandboxed.
 func (x *explorer) newSim() (*sim, error) {
 	x.runs++
+	if x.lg.Postgres != nil {
+		return x.pgNewSim(x.tmpl)
+	}
 	if l := x.spare; l != nil {
 		x.spare = nil
 		if s, err := x.reuse(l); err == nil {
@@ -154,6 +171,11 @@ func (x *explorer) newSim() (*sim, error) {
 
 // release gives a finished run's ledger back for the next run.
 func (x *explorer) release(s *sim) {
+	if s.l.pg != nil {
+		s.l.pg.holdsNothing = nil
+		s.l.pg.release()
+		return
+	}
 	if x.spare == nil {
 		x.spare = s.l
 		return
@@ -250,22 +272,22 @@ func (x *explorer) explore() error {
 	bud := x.budget()
 	x.root = x.key(s, bud)
 	x.nodes[x.root] = &exploreNode{}
-	err = x.visit(nil, s, bud, x.nodes[x.root])
+	err = x.visit(nil, s, bud, x.root, x.nodes[x.root])
 	if err == errExploreStop {
 		return nil
 	}
 	return err
 }
 
-// visit expands the node reached by path; s is a live run at that node (or
-// nil) and is consumed.
-func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreNode) error {
+// visit expands the node at (reached by path); s is a live run at that
+// node (or nil) and is consumed.
+func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey, node *exploreNode) error {
 	defer func() {
 		if s != nil {
 			x.release(s)
 		}
 	}()
-	node.addExpansion(bud)
+	x.expand(node, at, bud)
 	if bud.events == 0 {
 		return nil
 	}
@@ -312,17 +334,13 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 			continue
 		}
 		nb := bud.minus(a.cost)
-		k := x.key(s, nb)
+		k := x.childKey(s, nb, at, a.ev)
 		node.addEdge(exploreEdge{event: a.ev.String(), cost: a.cost, to: k})
-		cn, seen := x.nodes[k]
-		if seen && x.prune && cn.coveredBy(nb) {
+		cn, seen, covered := x.enter(s, k, nb)
+		if covered {
 			x.release(s)
 			s = nil
 			continue
-		}
-		if !seen {
-			cn = &exploreNode{settled: x.settled(s)}
-			x.nodes[k] = cn
 		}
 		if !seen || !x.prune {
 			if cn.settled {
@@ -337,11 +355,41 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, node *exploreN
 		}
 		live := s
 		s = nil
-		if err := x.visit(child, live, nb, cn); err != nil {
+		if x.frontier != nil && len(child) == x.frontierDepth {
+			x.expand(cn, k, nb)
+			x.release(live)
+			x.frontier(exploreItem{path: child, bud: nb, key: k})
+			continue
+		}
+		if err := x.visit(child, live, nb, k, cn); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// enter looks up the state k an action led to, reached with budget nb
+// left: seen when the explorer has met it before, covered when its
+// future has been (or is being) explored with at least that budget, so
+// that this visit has nothing new to find. A new state gets its node.
+func (x *explorer) enter(s *sim, k exploreKey, nb exploreBudget) (cn *exploreNode, seen, covered bool) {
+	cn, seen = x.nodes[k]
+	if seen && x.prune && cn.coveredBy(nb) || x.shared != nil && x.shared.covered(k, nb, x.index) {
+		return cn, seen, true
+	}
+	if !seen {
+		cn = &exploreNode{settled: x.settled(s)}
+		x.nodes[k] = cn
+	}
+	return cn, seen, false
+}
+
+// expand records that the node at is being expanded with budget bud.
+func (x *explorer) expand(node *exploreNode, at exploreKey, bud exploreBudget) {
+	node.addExpansion(bud)
+	if x.shared != nil {
+		x.shared.expand(at, bud, x.index)
+	}
 }
 
 // settled: no worker holds a message, and every message in scope that was
@@ -391,6 +439,11 @@ func (x *explorer) actions(s *sim, bud exploreBudget) []exploreAction {
 		return names
 	}()
 	for _, w := range busy {
+		if pgStillWaits(w) {
+			// Stepping it would only say it still waits: the same state.
+			add(Event{Kind: EventFinish, Worker: w.name}, exploreBudget{})
+			continue
+		}
 		add(Event{Kind: EventStep, Worker: w.name, N: invisibleRun(w)}, exploreBudget{})
 		if w.blockedAt > 0 {
 			// Every choice may wait on a lock: finish lets the scheduler
@@ -514,7 +567,9 @@ func invisibleRun(w *worker) int64 {
 		st := j.stmts[pc]
 		switch {
 		case st.Verb == "BEGIN" && !st.Immediate:
-		case pc == j.pc && isTxEnd(st.Verb) && w.db != nil && w.db.inTransaction() && !w.db.holdsWriteLock():
+		case pc == j.pc && isTxEnd(st.Verb) && w.db != nil && w.db.pg == nil && w.db.inTransaction() && !w.db.holdsWriteLock():
+			// Not on PostgreSQL: a transaction that only read may hold
+			// row locks (FOR UPDATE) or, under SERIALIZABLE, conflicts.
 		default:
 			pc = len(j.stmts)
 			continue

@@ -26,7 +26,7 @@ func (x *explorer) snapshot(s *sim) *exploreSnapshot {
 	if !s.l.quiet() {
 		return nil
 	}
-	im, err := s.l.image()
+	im, err := x.image(s.l)
 	if err != nil {
 		return nil
 	}
@@ -63,6 +63,13 @@ func (snap *exploreSnapshot) close() {
 // restore rebuilds the run at the snapshot on the spare ledger (or a new
 // one); nil when that fails (the caller replays).
 func (x *explorer) restore(snap *exploreSnapshot) *sim {
+	if x.lg.Postgres != nil {
+		s := x.pgRestore(snap.ledger)
+		if s == nil {
+			return nil
+		}
+		return snap.restoreInto(s)
+	}
 	l := x.spare
 	x.spare = nil
 	if l == nil {
@@ -78,7 +85,12 @@ func (x *explorer) restore(snap *exploreSnapshot) *sim {
 		l.close()
 		return nil
 	}
-	s := x.resume(l)
+	return snap.restoreInto(x.resume(l))
+}
+
+// restoreInto gives a run over a ledger reset to the snapshot's rows the
+// snapshot's Go state.
+func (snap *exploreSnapshot) restoreInto(s *sim) *sim {
 	s.now, s.event, s.blockSeq = snap.now, snap.event, snap.blockSeq
 	s.log = append([]string(nil), snap.log...)
 	s.steps = snap.steps

@@ -474,6 +474,22 @@ type mutationGroup struct {
 	} `yaml:"right"`
 }
 
+// readMutationGroups decodes testdata/mutations.yaml, strictly.
+func readMutationGroups(t *testing.T) []mutationGroup {
+	t.Helper()
+	b, err := os.ReadFile("testdata/mutations.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []mutationGroup
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&groups); err != nil {
+		t.Fatal(err)
+	}
+	return groups
+}
+
 // TestCheck_MutationSuite runs the catalogue in testdata/mutations.yaml:
 // every exercise refuses at least 8 plausible wrong handlers, each with a
 // counterexample, and passes at least 6 correct handlers written
@@ -482,17 +498,8 @@ func TestCheck_MutationSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs about a hundred checks")
 	}
-	b, err := os.ReadFile("testdata/mutations.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	relaxCheckTimeout(t)
-	var groups []mutationGroup
-	dec := yaml.NewDecoder(strings.NewReader(string(b)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&groups); err != nil {
-		t.Fatal(err)
-	}
+	groups := readMutationGroups(t)
 	wrong, right := map[string]int{}, map[string]int{}
 	for _, g := range groups {
 		for _, id := range g.Exercises {

@@ -117,6 +117,9 @@ const (
 	// whatever the machine's load (see pgsession.go).
 	pgDeadlockTimeout = 2 * time.Millisecond
 	pgDeadlockSettle  = 8 * time.Millisecond
+	// pgReleaseGrace is how long release lets a statement whose lock
+	// holder has just rolled back end by itself before cancelling it.
+	pgReleaseGrace = 20 * time.Millisecond
 )
 
 // OpenPostgresLedgers creates size ledger schemas, and a role for each, on
@@ -204,6 +207,9 @@ type pgLedger struct {
 	l         *ledger
 	isolation string
 	nextRowID map[string]int64 // table → rowid the next inserted row gets
+	// holdsNothing, set by the checker for its runs (explore_pg.go), tells
+	// a waiting session that no other session can ever wait on.
+	holdsNothing func(*pgSession) bool
 }
 
 func execAll(ctx context.Context, c *pgconn.PgConn, sql string) error {
@@ -349,10 +355,25 @@ func (lg Ledger) acquire(ctx context.Context, tmpl *ledgerImage) (*ledger, error
 func (pl *pgLedger) release() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for name, sess := range pl.sessions {
-		if err := sess.abandon(ctx); err != nil {
-			sess.conn.Close(ctx)
-			delete(pl.sessions, name)
+	// Sessions with no statement running first: rolling their
+	// transactions back frees the locks the others wait on, so that those
+	// end by themselves, without a cancel request (a connection each).
+	for _, running := range []bool{false, true} {
+		for _, name := range pl.sessionOrder() {
+			sess := pl.sessions[name]
+			if (sess.inflight != nil) != running {
+				continue
+			}
+			if running {
+				select {
+				case <-sess.inflight.done:
+				case <-time.After(pgReleaseGrace):
+				}
+			}
+			if err := sess.abandon(ctx); err != nil {
+				sess.conn.Close(ctx)
+				delete(pl.sessions, name)
+			}
 		}
 	}
 	pl.l, pl.ctx = nil, nil

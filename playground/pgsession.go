@@ -99,6 +99,12 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 	// Most statements finish within a round trip; asking about locks
 	// before then would only add one.
 	poll := 2 * time.Millisecond
+	if st.settled {
+		// Seen waiting already (its deadlock check has had its time): a
+		// lock is released before the statement that releases it returns,
+		// so asking at once tells whether it still waits.
+		poll = 0
+	}
 	deadline := time.Now().Add(pgLockTimeout + time.Second)
 	for {
 		select {
@@ -111,6 +117,9 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 			return false, err
 		}
 		if len(pids) > 0 {
+			if !st.settled && pl.cannotCloseADeadlock(sess) {
+				st.settled = true // nothing of its own that another could wait on
+			}
 			if !st.settled {
 				// Let PostgreSQL run this wait's deadlock check before
 				// anything else runs (pgDeadlockSettle).
@@ -133,7 +142,7 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 		if time.Now().After(deadline) {
 			return false, fmt.Errorf("ledger session %s: a statement neither finished nor waited on a lock within %s", sess.name, pgLockTimeout)
 		}
-		poll = min(2*poll, 5*time.Millisecond)
+		poll = min(max(2*poll, time.Millisecond), 5*time.Millisecond)
 	}
 }
 

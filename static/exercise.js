@@ -157,6 +157,10 @@
     var body = new URLSearchParams();
     body.set("exercise", section.getAttribute("data-exercise"));
     body.set("handler", area.value);
+    var ledger = form.querySelector("select[name=ledger]");
+    if (ledger) {
+      body.set("ledger", ledger.value); // PostgreSQL ledgers: the ledger the check runs on
+    }
     var done = function () {
       section.removeAttribute("aria-busy");
       button.disabled = false;

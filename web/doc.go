@@ -121,7 +121,7 @@
 //	layout:     site-header site-footer brand theme-toggle version
 //	index:      course-title course-facts start progress lesson-list lesson-list-empty lesson-item lesson-link lesson-summary lesson-facts done-toggle[data-slug] reference-list reference-item reference-link
 //	lesson:     lesson lesson-position lesson-title lesson-meta lesson-minutes objectives toc lesson-body lesson-sources pager prev next back-to-course course-nav course-nav-reference embed-main embed-source
-//	exercise:   exercise exercise-goal exercise-rules exercise-editor exercise-check exercise-reset exercise-hint exercise-solution exercise-result[data-state] exercise-pass exercise-counterexample exercise-story exercise-violation exercise-script exercise-open-playground exercise-error[data-line] exercise-lesson exercise-mark[data-passed]
+//	exercise:   exercise exercise-goal exercise-rules exercise-editor exercise-check exercise-reset exercise-hint exercise-solution exercise-result[data-state] exercise-pass exercise-counterexample exercise-story exercise-violation exercise-script exercise-open-playground exercise-error[data-line] exercise-lesson exercise-mark[data-passed] exercise-ledger exercise-unfinished
 //	inverse:    inverse-handler inverse-length inverse-holds inverse-shortest exercise-reveal
 //	playground: playground[data-scenario data-handlers data-script data-at data-total data-url data-home data-show] playground-scenario playground-script playground-handlers playground-expect playground-caption
 //	live:       pg-verdict[data-handler data-verdict] pg-verdict-label pg-verdict-text pg-divergence[data-event] pg-timeline pg-event[data-event] pg-back pg-forward pg-latest pg-start-over pg-reset pg-permalink pg-full-size pg-help-button pg-keys pg-clock pg-story pg-ledgers pg-ledger[data-handler data-verdict] pg-figure pg-figure-actual pg-chart pg-controls pg-message[data-message] pg-message-status pg-deliver pg-redeliver pg-publish pg-redrive pg-expire pg-start pg-faults pg-fault-none pg-lose-ack pg-crash-before-ack pg-crash-after pg-step pg-finish pg-crash pg-restart pg-replay pg-poll pg-rebalance pg-prune pg-advance pg-advance-form pg-prune-form pg-handler-form pg-script-form pg-diagram pg-diagram-scroll pg-steps pg-sql pg-announce pg-skip pg-end pg-embed pg-diagram-lanes pg-views pg-show-rows pg-show-chart pg-show-diagram pg-show-steps pg-show-sql pg-rows pg-chart-panel pg-diagram-panel pg-problem[data-field] pg-problem-message pg-problem-line pg-ledger-switch
@@ -137,7 +137,7 @@
 //	learner:    ws-join ws-join-form ws-join-code ws-join-name ws-join-submit ws-room[data-ws-after] ws-room-banner ws-room-name ws-room-ended ws-resume-link ws-hand-form ws-raise-hand ws-lower-hand ws-locked ws-locked-open ws-locked-room
 //	workshop.js: ws-banner ws-banner-hand ws-banner-news
 //
-// exercise-result's data-state is empty, pass, fail, error or notice. The
+// exercise-result's data-state is empty, pass, fail, error, unfinished or notice. The
 // playground line holds both a lesson's static block and the live
 // playground (figure[data-testid=playground]); in the live one the other
 // views mark the first divergence with [data-divergence] or [data-divergent].

@@ -93,10 +93,10 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // check runs one check within a slot and the deadline. A check the
 // deadline stops is the handler's fault as far as the learner can tell, so
 // it becomes a result with Error set, not a server error.
-func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string) (*playground.CheckResult, time.Duration, error) {
+func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
 	var res *playground.CheckResult
 	took, err := c.inSlot(ctx, func(ctx context.Context) (err error) {
-		res, err = playground.Check(ctx, ex, handler)
+		res, err = playground.CheckOn(ctx, ex, handler, lg)
 		return err
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -216,6 +216,10 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	}
 	in, err := readCheckForm(w, r)
 	ev := &exerciseView{spec: spec, handler: in.handler}
+	var lg playground.Ledger
+	if err == nil {
+		lg, ev.ledger, err = c.s.checkLedger(r)
+	}
 	if err != nil {
 		ev.outcome = &exerciseOutcome{notice: "Not checked: " + err.Error() + "."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
@@ -223,7 +227,7 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	if _, err := c.s.admitClient(r); err != nil {
 		return err
 	}
-	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)
+	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
 	switch {
 	case errors.Is(err, errCheckBusy):
 		setBusy(w)
@@ -313,10 +317,14 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	case err != nil:
 		return err
 	}
+	lg, ledger, err := c.s.checkLedger(r)
+	if err != nil {
+		return err
+	}
 	if _, err := c.s.admitClient(r); err != nil {
 		return err
 	}
-	res, took, err := c.check(r.Context(), spec.Exercise, in.handler)
+	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
 	switch {
 	case errors.Is(err, errCheckBusy):
 		setBusy(w)
@@ -325,7 +333,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 		return checkFailed(spec, err)
 	}
 	var frag bytes.Buffer
-	ev := &exerciseView{spec: spec, handler: in.handler, outcome: &exerciseOutcome{result: res}}
+	ev := &exerciseView{spec: spec, handler: in.handler, ledger: ledger, outcome: &exerciseOutcome{result: res}}
 	if err := exerciseResult(v, ev).Render(r.Context(), &frag); err != nil {
 		return err
 	}
@@ -343,6 +351,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 type exerciseView struct {
 	spec    *lessons.ExerciseSpec
 	handler string           // the editor's text
+	ledger  string           // the ledger chosen for the check (exercise_pg.go); "" = SQLite
 	outcome *exerciseOutcome // nil before any check
 	brk     *breakOutcome    // an inverse exercise's outcome (handler holds the script); nil before any check
 	embed   bool             // inside an iframe: the form opens the result in a new tab
@@ -366,6 +375,8 @@ func (o *exerciseOutcome) state() string {
 		return "pass"
 	case o.result.Counterexample != nil:
 		return "fail"
+	case o.result.Unfinished != "":
+		return "unfinished"
 	default:
 		return "error"
 	}

@@ -338,7 +338,7 @@ func requestFromQuery(q url.Values, pg *playground.PostgresLedgers) (playground.
 // its scenario and schedule, with the learner's handler beside the
 // scenario's built-ins, and a way back to the exercise (if named).
 func counterexampleHref(ce *playground.Counterexample, source, exercise string) string {
-	s := pgState{scenario: ce.Scenario, events: ce.Schedule, at: -1, exercise: exercise}
+	s := pgState{scenario: ce.Scenario, events: ce.Schedule, at: -1, exercise: exercise, ledger: ce.Ledger}
 	if strings.TrimSpace(source) != "" {
 		s.custom = source // as written: the page trims it when it reads it
 	}
