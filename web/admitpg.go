@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -112,7 +111,7 @@ type ledgerGateKey struct{}
 // a PostgreSQL ledger of this server (its ledger= names one).
 func (s *Server) onLedger(r *http.Request) context.Context {
 	ctx := r.Context()
-	if s.ledgerGate == nil || !strings.Contains(r.URL.RawQuery, "ledger=postgres") {
+	if s.ledgerGate == nil {
 		return ctx
 	}
 	lg, err := playground.ParseLedger(r.URL.Query().Get(keyLedger), s.ledgers)
