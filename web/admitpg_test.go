@@ -37,6 +37,7 @@ func testLedgers(t testing.TB, size int) *playground.PostgresLedgers {
 func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 	s := newTestServer(t, Config{Ledgers: testLedgers(t, 1)})
 	s.ledgerGate.queueWait = 10 * time.Millisecond
+	s.adm.budget.Wall = time.Minute // a loaded machine must not turn the 200s below into busy 503s
 	h := s.Handler()
 	release, err := s.ledgerGate.acquire(context.Background()) // another learner's run holds the ledger
 	if err != nil {
@@ -93,6 +94,7 @@ func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 func TestLedgerGate_AWaitingRunGetsTheFreedLedger(t *testing.T) {
 	s := newTestServer(t, Config{Ledgers: testLedgers(t, 1)})
 	s.ledgerGate.queueWait = time.Minute // only the release can end the wait
+	s.adm.budget.Wall = time.Minute
 	h := s.Handler()
 	release, err := s.ledgerGate.acquire(context.Background())
 	if err != nil {
