@@ -96,6 +96,44 @@ func (g *ledgerGate) acquire(ctx context.Context) (release func(), err error) {
 	}, nil
 }
 
+// acquireAll takes every ticket, for a check on PostgreSQL, which runs
+// on up to the whole pool at once (playground/explore_pg.go): without its
+// tickets, runs that passed the gate would wait in the pool behind it until
+// their deadline. It waits at most queueWait in all, counted as one
+// waiter, and gives back what it took when refused.
+func (g *ledgerGate) acquireAll(ctx context.Context) (release func(), err error) {
+	taken := 0
+	giveBack := func() {
+		for range taken {
+			<-g.tickets
+		}
+	}
+	if g.waiting.Add(1) > g.maxWaiting {
+		g.waiting.Add(-1)
+		return nil, g.busy()
+	}
+	defer g.waiting.Add(-1)
+	t := time.NewTimer(g.queueWait)
+	defer t.Stop()
+	for taken < cap(g.tickets) {
+		select {
+		case g.tickets <- struct{}{}:
+			taken++
+		case <-t.C:
+			giveBack()
+			return nil, g.busy()
+		case <-ctx.Done():
+			giveBack()
+			return nil, context.Cause(ctx)
+		}
+	}
+	g.inUse.Add(float64(taken))
+	return func() {
+		g.inUse.Sub(float64(taken))
+		giveBack()
+	}, nil
+}
+
 // busy is the refusal when every ledger is taken: the learner sees what a
 // busy SQLite run shows.
 func (g *ledgerGate) busy() error {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,48 @@ func TestLedgerGate_Metrics(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// A check on PostgreSQL runs on up to the whole pool, so it takes every
+// ledger first: while a run holds one, the check gets the checker's busy
+// answer (the handler kept, Retry-After), counted as postgres-busy; once
+// the ledger is free it runs, holding every ticket, so that a run on
+// PostgreSQL meanwhile is refused as busy at once instead of waiting in the
+// pool until its deadline.
+func TestLedgerGate_ChecksTakeThePool(t *testing.T) {
+	s := exercisePostgresServer(t)
+	s.ledgerGate.queueWait = 10 * time.Millisecond
+	s.adm.budget.Wall = time.Minute
+	h := s.Handler()
+	form := url.Values{"exercise": {"race-check-then-insert"}, "handler": {"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"}, "ledger": {"postgres-rc"}}
+	release, err := s.ledgerGate.acquire(context.Background()) // a run holds one ledger of the 4
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := postForm(t, h, "/exercises/race-check-then-insert/check", form)
+	doc := document(t, resp)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || doc.Find(testID("exercise-editor")).Text() != form.Get("handler") {
+		t.Errorf("a check while a run holds a ledger: %d, Retry-After %q; want the busy page keeping the handler", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("postgres-busy")); got != 1 {
+		t.Errorf(`refusals{reason="postgres-busy"} = %v, want 1`, got)
+	}
+	if got := testutil.ToFloat64(s.ledgerGate.inUse); got != 1 {
+		t.Errorf("ledgers in use after the refused check %v, want the run's 1: a refusal gives back what it took", got)
+	}
+	release()
+
+	checkDone := make(chan *http.Response, 1)
+	go func() { checkDone <- postForm(t, h, "/api/v1/check", form) }()
+	for testutil.ToFloat64(s.ledgerGate.inUse) != float64(cap(s.ledgerGate.tickets)) {
+		time.Sleep(time.Millisecond) // the check holds every ledger (else the test times out)
+	}
+	resp = <-checkDone
+	var got struct {
+		Passed bool `json:"passed"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK || got.Passed {
+		t.Errorf("the check once the ledgers were free: %d %v passed=%v; want 200 and a failure (the handler adds every copy)", resp.StatusCode, err, got.Passed)
 	}
 }

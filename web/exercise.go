@@ -94,6 +94,16 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // deadline stops is the handler's fault as far as the learner can tell, so
 // it becomes a result with Error set, not a server error.
 func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
+	if lg.Postgres != nil && c.s.ledgerGate != nil {
+		release, err := c.s.ledgerGate.acquireAll(ctx) // admitpg.go
+		if _, busy := isRefusal(err); busy {
+			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		defer release()
+	}
 	var res *playground.CheckResult
 	took, err := c.inSlot(ctx, func(ctx context.Context) (err error) {
 		res, err = playground.CheckOn(ctx, ex, handler, lg)
