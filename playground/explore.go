@@ -39,6 +39,7 @@ type explorer struct {
 	// states a lower-numbered subtree explores (explore_pg.go).
 	shared *exploreShared
 	index  int
+	marks  map[*sim]pgQuietMark // each live PostgreSQL run's last quiet state (explore_pg.go)
 
 	nodes     map[exploreKey]*exploreNode
 	root      exploreKey
@@ -172,6 +173,7 @@ func (x *explorer) newSim() (*sim, error) {
 // release gives a finished run's ledger back for the next run.
 func (x *explorer) release(s *sim) {
 	if s.l.pg != nil {
+		delete(x.marks, s)
 		s.l.pg.holdsNothing = nil
 		s.l.pg.release()
 		return
@@ -227,6 +229,7 @@ func (x *explorer) step(s *sim, ev Event) (bool, error) {
 	if err := s.apply(ev); err != nil {
 		return false, err
 	}
+	x.pgMark(s)
 	for _, st := range s.steps[before:] {
 		switch {
 		case st.Kind == StepSkip:
