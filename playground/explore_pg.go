@@ -139,10 +139,12 @@ type pgQuietMark struct {
 	steps int
 }
 
-// pgMark notes a PostgreSQL run's state as its last quiet one when no
-// transaction is open.
+// pgMark notes a PostgreSQL run's state as its last quiet one when its
+// key decides its future: no transaction is open, or pgRowsDecide. (Its
+// descendants' keys then start from it, whichever way it was reached, so
+// that they are the same for every path a parallel search takes to it.)
 func (x *explorer) pgMark(s *sim) {
-	if s.l.pg == nil || !s.l.quiet() {
+	if s.l.pg == nil || !s.l.quiet() && !x.pgRowsDecide(s) {
 		return
 	}
 	if x.marks == nil {

@@ -238,6 +238,21 @@ func TestCheckOn_PostgresDeterministic(t *testing.T) {
 			t.Errorf("ledger %q, want %q", a.Ledger, level)
 		}
 	}
+	// A pass explores every state whichever subtree meets it first: the
+	// same counts each time, and the same as one ledger at a time.
+	one := testPostgresLedgers(t, 1)
+	var passes []*CheckResult
+	for _, p := range []*PostgresLedgers{pg, pg, one} {
+		lg, _ := ParseLedger("postgres-rc", p)
+		res, err := CheckOn(context.Background(), ex, ex.Solution, lg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		passes = append(passes, res)
+	}
+	if !passes[0].Passed || !reflect.DeepEqual(passes[0], passes[1]) || !reflect.DeepEqual(passes[0], passes[2]) {
+		t.Errorf("three passes differ: %+v %+v %+v", passes[0], passes[1], passes[2])
+	}
 }
 
 // TestCheckOn_PostgresBadHandler: SQLite-only syntax is an error with its
