@@ -219,6 +219,7 @@ func assertReplaysOnPostgres(t *testing.T, lg Ledger, source string, ce *Counter
 // parallel.
 func TestCheckOn_PostgresDeterministic(t *testing.T) {
 	relaxCheckTimeout(t)
+	checkTimeout = 5 * time.Minute // one ledger at a time, on a loaded machine
 	pg := testPostgresLedgers(t, 4)
 	ex := exerciseByID(t, "race-check-then-insert")
 	for _, level := range []string{"postgres-rc", "postgres-serializable"} {
