@@ -39,6 +39,7 @@ type explorer struct {
 	// states a lower-numbered subtree explores (explore_pg.go).
 	shared *exploreShared
 	index  int
+	marks  map[*sim]pgQuietMark // each live PostgreSQL run's last quiet state (explore_pg.go)
 
 	nodes     map[exploreKey]*exploreNode
 	root      exploreKey
@@ -172,6 +173,7 @@ func (x *explorer) newSim() (*sim, error) {
 // release gives a finished run's ledger back for the next run.
 func (x *explorer) release(s *sim) {
 	if s.l.pg != nil {
+		delete(x.marks, s)
 		s.l.pg.holdsNothing = nil
 		s.l.pg.release()
 		return
@@ -227,6 +229,7 @@ func (x *explorer) step(s *sim, ev Event) (bool, error) {
 	if err := s.apply(ev); err != nil {
 		return false, err
 	}
+	x.pgMark(s)
 	for _, st := range s.steps[before:] {
 		switch {
 		case st.Kind == StepSkip:
@@ -366,30 +369,6 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 		}
 	}
 	return nil
-}
-
-// enter looks up the state k an action led to, reached with budget nb
-// left: seen when the explorer has met it before, covered when its
-// future has been (or is being) explored with at least that budget, so
-// that this visit has nothing new to find. A new state gets its node.
-func (x *explorer) enter(s *sim, k exploreKey, nb exploreBudget) (cn *exploreNode, seen, covered bool) {
-	cn, seen = x.nodes[k]
-	if seen && x.prune && cn.coveredBy(nb) || x.shared != nil && x.shared.covered(k, nb, x.index) {
-		return cn, seen, true
-	}
-	if !seen {
-		cn = &exploreNode{settled: x.settled(s)}
-		x.nodes[k] = cn
-	}
-	return cn, seen, false
-}
-
-// expand records that the node at is being expanded with budget bud.
-func (x *explorer) expand(node *exploreNode, at exploreKey, bud exploreBudget) {
-	node.addExpansion(bud)
-	if x.shared != nil {
-		x.shared.expand(at, bud, x.index)
-	}
 }
 
 // settled: no worker holds a message, and every message in scope that was

@@ -31,3 +31,27 @@ func (x *explorer) naiveCount() int64 {
 	}
 	return count(x.root, x.budget())
 }
+
+// enter looks up the state k an action led to, reached with budget nb
+// left: seen when the explorer has met it before, covered when its
+// future has been (or is being) explored with at least that budget, so
+// that this visit has nothing new to find. A new state gets its node.
+func (x *explorer) enter(s *sim, k exploreKey, nb exploreBudget) (cn *exploreNode, seen, covered bool) {
+	cn, seen = x.nodes[k]
+	if seen && x.prune && cn.coveredBy(nb) || x.shared != nil && x.shared.covered(k, nb, x.index) {
+		return cn, seen, true
+	}
+	if !seen {
+		cn = &exploreNode{settled: x.settled(s)}
+		x.nodes[k] = cn
+	}
+	return cn, seen, false
+}
+
+// expand records that the node at is being expanded with budget bud.
+func (x *explorer) expand(node *exploreNode, at exploreKey, bud exploreBudget) {
+	node.addExpansion(bud)
+	if x.shared != nil {
+		x.shared.expand(at, bud, x.index)
+	}
+}

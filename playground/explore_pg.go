@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"strings"
 	"sync"
@@ -17,10 +18,12 @@ import (
 //   - Equal states, equal futures, holds only where no transaction is open:
 //     then PostgreSQL's state is its committed rows, which the key hashes.
 //     With a transaction open, its snapshot, its row locks (FOR UPDATE) and
-//     SERIALIZABLE's read dependencies depend on the order things ran, which
-//     no key of rows sees; so there a state is named by the quiet state
-//     before it and the events since (childKey): only runs that are the
-//     same from that quiet state on are merged.
+//     SERIALIZABLE's read dependencies depend on the order statements ran,
+//     which no key of rows sees; so there a state's key adds to the usual
+//     one the last quiet state and every statement that ran since, in
+//     order (childKey): PostgreSQL's state is a function of those, and two
+//     runs that differ only in where broker events fell (a lease that runs
+//     out, a copy handed out before its first statement) meet again.
 //   - A statement PostgreSQL has waiting on a lock is not stepped again
 //     (it would only say it still waits); the scheduler may finish it.
 //   - Only a BEGIN runs together with the step after it: on PostgreSQL the
@@ -80,6 +83,7 @@ func (x *explorer) pgNewSim(im *ledgerImage) (*sim, error) {
 		l.pg.release()
 		return nil, err
 	}
+	x.pgMark(s)
 	return s, nil
 }
 
@@ -107,15 +111,46 @@ func (x *explorer) image(l *ledger) (*ledgerImage, error) {
 // PostgreSQL with a transaction open, it is the parent's key and the event
 // (see the comment at the top of this file).
 func (x *explorer) childKey(s *sim, bud exploreBudget, at exploreKey, ev Event) exploreKey {
+	k := x.key(s, bud)
 	if s.l.pg == nil || s.l.quiet() || x.pgRowsDecide(s) {
-		return x.key(s, bud)
+		return k
+	}
+	m, ok := x.marks[s]
+	if !ok { // not reached: every run starts quiet
+		m.key = at
 	}
 	h := fnv.New128a()
-	h.Write(at[:])
-	h.Write([]byte(ev.String()))
-	var k exploreKey
+	h.Write(k[:])
+	h.Write(m.key[:])
+	for _, st := range s.steps[m.steps:] {
+		switch st.Kind {
+		case StepSQL, StepBlocked, StepStop, StepCrash, StepRollback, StepAbort, StepPrune:
+			fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s;", st.Kind, st.Worker, st.Message, st.Line, st.Tick, st.Error)
+		}
+	}
 	copy(k[:], h.Sum(nil))
 	return k
+}
+
+// pgQuietMark is a PostgreSQL run's last quiet state: its key, and how
+// many steps the run had then.
+type pgQuietMark struct {
+	key   exploreKey
+	steps int
+}
+
+// pgMark notes a PostgreSQL run's state as its last quiet one when its
+// key decides its future: no transaction is open, or pgRowsDecide. (Its
+// descendants' keys then start from it, whichever way it was reached, so
+// that they are the same for every path a parallel search takes to it.)
+func (x *explorer) pgMark(s *sim) {
+	if s.l.pg == nil || !s.l.quiet() && !x.pgRowsDecide(s) {
+		return
+	}
+	if x.marks == nil {
+		x.marks = map[*sim]pgQuietMark{}
+	}
+	x.marks[s] = pgQuietMark{key: x.key(s, exploreBudget{}), steps: len(s.steps)}
 }
 
 // pgStillWaits: the worker's statement is one PostgreSQL has waiting on a

@@ -68,7 +68,9 @@ func (x *explorer) restore(snap *exploreSnapshot) *sim {
 		if s == nil {
 			return nil
 		}
-		return snap.restoreInto(s)
+		s = snap.restoreInto(s)
+		x.pgMark(s)
+		return s
 	}
 	l := x.spare
 	x.spare = nil
