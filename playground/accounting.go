@@ -249,6 +249,17 @@ func (s *sim) account(applies map[string]bool) map[string]messageAccount {
 	return out
 }
 
+// sharesPaymentKey reports whether two of the scenario's credits carry the
+// same payment (a scenario has a few messages: a scan, no map).
+func sharesPaymentKey(sc *Scenario) bool {
+	for i := range sc.Messages {
+		if sc.repeats(&sc.Messages[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // orderShipped reports whether the committed ledger has the order in state
 // shipped (a scenario has a few orders: a scan, no map).
 func (s *sim) orderShipped(id string) bool {
@@ -264,6 +275,9 @@ func (s *sim) orderShipped(id string) bool {
 // published it twice, under two message ids) into one account: the
 // payment's effect is expected once, on the first of them delivered.
 func mergePayments(sc *Scenario, out map[string]messageAccount) {
+	if !sharesPaymentKey(sc) {
+		return
+	}
 	carriers := map[string][]string{} // business key → delivered credits, publish order
 	for _, m := range sc.Messages {
 		if _, ok := out[m.ID]; ok && m.Kind == KindCredit {

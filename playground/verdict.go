@@ -201,7 +201,10 @@ func (s *sim) judge(actual []Figure) judgement {
 	// The figures, against the ledger of the messages that settled: a
 	// figure below that with no lost message means an effect was
 	// overwritten (a stale absolute value written after a newer one).
-	settled, _ := s.reference(unsettled)
+	settled, _ := s.referenceAll() // no message unsettled: reference(nil)
+	if len(unsettled) > 0 {
+		settled, _ = s.reference(unsettled)
+	}
 	for i := range settled {
 		e, a := settled[i], actual[i]
 		if e == a {
