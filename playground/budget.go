@@ -92,7 +92,6 @@ type meter struct {
 	clock      int32 // the run's thread CPU clock, when cpuOK
 	cpuStart   int64
 	cpuOK      bool
-	checks     int
 	err        *BudgetError // the first limit crossed
 }
 
@@ -198,18 +197,22 @@ func (m *meter) addBytes(n int64) {
 }
 
 // check reports the first limit crossed, looking at the clocks too. The
-// CPU clock is a system call, so it is read every eighth check (a check is
-// a statement or an event, tens of microseconds each).
+// CPU clock is a system call; the wall clock is not, and a thread cannot
+// have used more CPU time than the wall time since its CPU clock was first
+// read (after began), so the CPU clock is read only once the run has taken
+// longer than its CPU limit in wall time, and then at every check: a run
+// that finishes within its CPU limit of wall time (almost every run) never
+// reads it, and a runaway one is stopped at the first check past the limit.
 func (m *meter) check() error {
 	if m == nil {
 		return nil
 	}
 	if m.err == nil {
-		m.checks++
-		if m.b.Wall > 0 && time.Since(m.began) > m.b.Wall {
+		wall := time.Since(m.began)
+		if m.b.Wall > 0 && wall > m.b.Wall {
 			m.cross(LimitWall, int64(m.b.Wall))
 		}
-		if m.cpuOK && m.checks%8 == 0 {
+		if m.cpuOK && wall > m.b.CPU {
 			if now, ok := clockNanos(m.clock); ok && time.Duration(now-m.cpuStart) > m.b.CPU {
 				m.cross(LimitCPU, int64(m.b.CPU))
 			}

@@ -23,7 +23,8 @@
 //
 // Each handler gets its own ledger: a real SQLite database file in WAL mode
 // (walfile.go), in a directory private to the process on tmpfs (/dev/shm),
-// written from the scenario's template image; when the run ends it is reset
+// written from the scenario's template image, whose bytes are then read and
+// written in memory (memvfs.go); when the run ends it is reset
 // to the template's rows and kept open for the next run (pool.go, which
 // proves a reset ledger fresh), and removed when it has been idle a while.
 // Tables:

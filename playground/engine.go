@@ -112,6 +112,11 @@ type sim struct {
 	changed       map[string]bool // rows changed in the current event
 	blockSeq      int
 	part          *partition // a Kafka-style partition and its consumer group (offsets.go); nil: a queue
+
+	// referenceAll's figures and applies, for refFor delivered messages.
+	refFigs    []Figure
+	refApplies map[string]bool
+	refFor     int
 }
 
 type worker struct {

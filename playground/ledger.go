@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -303,7 +304,7 @@ func openLedger(im *ledgerImage) (*ledger, error) {
 		return nil, err
 	}
 	openLedgers.Add(1)
-	l.committed = im.rows.clone()
+	l.useRows(im)
 	l.pinned = l.attach("", c)
 	return l, nil
 }
@@ -586,13 +587,32 @@ func (c *dbConn) closeStmts() {
 	clear(c.stmts)
 }
 
+// useRows makes im's rows the ledger's committed rows without copying
+// them: a table's rows stay the image's (never written) until apply first
+// changes them, and the tables in dirty are those it copied. l.dirty must
+// be empty.
+func (l *ledger) useRows(im *ledgerImage) {
+	if l.committed == nil {
+		l.committed = make(tableState, len(im.rows))
+	}
+	clear(l.committed)
+	maps.Copy(l.committed, im.rows)
+}
+
 func (l *ledger) apply(changes []rowChange) {
 	if l.dirty == nil && len(changes) > 0 {
 		l.dirty = map[string]bool{}
 	}
 	for _, ch := range changes {
-		l.dirty[ch.Table] = true
 		rows := l.committed[ch.Table]
+		if !l.dirty[ch.Table] {
+			// The table's first change since useRows: its rows become the
+			// ledger's own (after ledger.reset they are already, and this
+			// copies them once more).
+			rows = maps.Clone(rows)
+			l.committed[ch.Table] = rows
+			l.dirty[ch.Table] = true
+		}
 		if rows == nil {
 			rows = map[int64][]any{}
 			l.committed[ch.Table] = rows
@@ -628,7 +648,7 @@ func renderTables(state tableState) []TableRows {
 		for id := range rows {
 			ids = append(ids, id)
 		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		slices.Sort(ids)
 		tr := TableRows{Table: t, Columns: tableColumns[t], Rows: make([]Row, len(ids))}
 		for i, id := range ids {
 			tr.Rows[i] = Row{Key: rowKey(t, id, rows[id]), Values: rows[id]}

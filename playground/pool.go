@@ -346,7 +346,7 @@ func (l *ledger) resetRows(im *ledgerImage) error {
 		return err
 	}
 	clear(l.dirty)
-	l.committed = im.rows.clone()
+	l.useRows(im)
 	return nil
 }
 

@@ -140,6 +140,14 @@ func TestLedgerPool_ResetIsFresh(t *testing.T) {
 		}
 		want, wantRows := dumpLedger(t, fresh.pinned.conn, false), dumpLedger(t, fresh.pinned.conn, true)
 		fresh.close()
+		// A ledger's mirror shares the template's rows until it changes
+		// them (useRows): the template's must stay as they are.
+		tmplRows := string(mustJSON(t, renderTables(tmpl.rows)))
+		defer func() {
+			if got := string(mustJSON(t, renderTables(tmpl.rows))); got != tmplRows {
+				t.Errorf("%s: the template's rows changed:\n%s\nwant\n%s", sc.Name, got, tmplRows)
+			}
+		}()
 
 		for _, sandboxed := range []bool{false, true} {
 			l, err := openLedger(tmpl)

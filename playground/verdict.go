@@ -1,8 +1,9 @@
 package playground
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -41,8 +42,20 @@ func isBusinessChange(ch rowChange) bool {
 // expected applies each message delivered so far exactly once, in publish
 // order, to the initial ledger: the scenario's reference semantics.
 func (s *sim) expected() []Figure {
-	figs, applies := s.reference(nil)
+	figs, applies := s.referenceAll()
 	return append(figs, s.outsideFigures(applies)...)
+}
+
+// referenceAll is reference(nil), computed once for each set of delivered
+// messages (which only grows during a run): every frame's judgement and
+// expected figures ask for it. Callers only read what it returns (the
+// figures are clipped: an append copies them).
+func (s *sim) referenceAll() ([]Figure, map[string]bool) {
+	if s.refApplies == nil || s.refFor != len(s.delivered) {
+		figs, applies := s.reference(nil)
+		s.refFigs, s.refApplies, s.refFor = slices.Clip(figs), applies, len(s.delivered)
+	}
+	return s.refFigs, s.refApplies
 }
 
 // reference applies each delivered message exactly once, in publish order,
@@ -63,17 +76,18 @@ func (s *sim) reference(skip map[string]bool) ([]Figure, map[string]bool) {
 	}
 	accounts, orders := out[:len(s.sc.Accounts)], out[len(s.sc.Accounts):]
 	applies := map[string]bool{}
-	paid := map[string]bool{} // business keys of the credits applied so far
+	var paidBuf [16]string
+	paid := paidBuf[:0] // business keys of the credits applied so far
 	for _, m := range s.sc.Messages {
 		if !s.delivered[m.ID] || skip[m.ID] {
 			continue
 		}
 		switch m.Kind {
 		case KindCredit:
-			if paid[m.BusinessKey()] {
+			if slices.Contains(paid, m.BusinessKey()) {
 				break // a payment published again under a new id: no effect
 			}
-			paid[m.BusinessKey()] = true
+			paid = append(paid, m.BusinessKey())
 			for i := range accounts {
 				if accounts[i].Key == m.AccountID {
 					accounts[i].Value += m.Amount
@@ -134,7 +148,7 @@ func (s *sim) actual() []Figure {
 // with the expected ledger of the settled messages.
 func (s *sim) judge(actual []Figure) judgement {
 	ht := judgement{Violations: []Violation{}, InFlight: []MessageOutcome{}, DeadLettered: []MessageOutcome{}}
-	_, applies := s.reference(nil)
+	_, applies := s.referenceAll()
 	accounts := s.account(applies)
 	unsettled := map[string]bool{} // in flight or dead-lettered, and not applied
 	for _, m := range s.sc.Messages {
@@ -187,7 +201,10 @@ func (s *sim) judge(actual []Figure) judgement {
 	// The figures, against the ledger of the messages that settled: a
 	// figure below that with no lost message means an effect was
 	// overwritten (a stale absolute value written after a newer one).
-	settled, _ := s.reference(unsettled)
+	settled, _ := s.referenceAll() // no message unsettled: reference(nil)
+	if len(unsettled) > 0 {
+		settled, _ = s.reference(unsettled)
+	}
 	for i := range settled {
 		e, a := settled[i], actual[i]
 		if e == a {
@@ -211,7 +228,7 @@ func (s *sim) judge(actual []Figure) judgement {
 		ht.Violations = append(ht.Violations, Violation{Kind: kind, MessageID: newest, Step: s.lastWriteStep(e), Detail: detail})
 	}
 	ht.Violations = append(ht.Violations, s.outsideViolations(applies)...)
-	sort.SliceStable(ht.Violations, func(i, j int) bool { return ht.Violations[i].Step < ht.Violations[j].Step })
+	slices.SortStableFunc(ht.Violations, func(a, b Violation) int { return cmp.Compare(a.Step, b.Step) })
 	for i := range ht.Violations {
 		if st := ht.Violations[i].Step; st > 0 {
 			ht.Violations[i].Event = s.steps[st-1].Event
