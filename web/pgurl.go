@@ -30,6 +30,8 @@ const (
 	keyAt       = "at"       // event cursor
 	keyTo       = "to"       // the worker the delivery controls name
 	keyShow     = "show"     // the panels shown, when not the place's default (pgPanels)
+	keyOpen     = "open"     // the control panels drawn open (morePanels)
+	keyPanel    = "panel"    // one control panel alone, for playground.js: never in a link
 	keyGuess    = "guess"    // the learner's answer to a lesson block's prediction
 	keyExercise = "exercise" // the exercise a replay came from: the way back
 	keyLedger   = "ledger"   // a PostgreSQL ledger (postgres-rc…); absent: SQLite
@@ -74,6 +76,9 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	}
 	if s.panels != p.home.panels {
 		out = append(out, hiddenField{keyShow, s.panels.String()})
+	}
+	if s.open != 0 {
+		out = append(out, hiddenField{keyOpen, s.open.String()})
 	}
 	if s.guess > 0 && p.block != "" { // only a lesson block asks
 		out = append(out, hiddenField{keyGuess, strconv.Itoa(s.guess)})
@@ -241,6 +246,14 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 		s.panels = ps
 		// Spelled otherwise, or spelled though it is the default: one URL per state.
 		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.panels
+	}
+	if vs, ok := q[keyOpen]; ok {
+		ps, err := parseMorePanels(vs[0])
+		if err != nil {
+			return s, false, err
+		}
+		s.open = ps
+		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.open
 	}
 	if v := strings.TrimSpace(q.Get(keyExercise)); v != "" {
 		if len(v) > 64 { // the page checks that the course has it (checkPlaceParams)

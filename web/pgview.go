@@ -50,6 +50,7 @@ type playgroundView struct {
 	// recorded: a PostgreSQL block's recorded run on a server without
 	// PostgreSQL (pgrecorded.go); nil for a live run.
 	recorded *recordedView
+	more     []moreToggle // the control panels, open or closed (pgmore.go)
 }
 
 // panelToggle opens or closes a panel: a link to this state with the
@@ -195,6 +196,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 		pv.announce = "Answer the question above the controls to see the verdicts." + goalsAnnouncement(pv.goals)
 	}
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
+	pv.more = newMoreToggles(v, pv)
 	pv.controls = newControls(v, pv)
 	for _, pn := range panelNames {
 		if pn.panel == panelSQL {
