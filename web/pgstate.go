@@ -74,6 +74,7 @@ type pgPlace struct {
 	block string                  // "pg-1" for a lesson block, "" otherwise
 	spec  *lessons.PlaygroundSpec // the lesson block, if any
 	home  pgState                 // reset goes here
+	links *linkCache              // what one view's links share (pglinks.go); nil: none
 }
 
 func (p pgPlace) embedded() bool { return p.kind == placeLessonEmbed || p.kind == placePageEmbed }

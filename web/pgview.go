@@ -136,6 +136,7 @@ type rowView struct {
 
 // newPlaygroundView computes the view of a trace at the state's cursor.
 func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+	place.links = newLinkCache(state)
 	pv := &playgroundView{
 		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.spec,
 		total: len(tr.Events), tickUnit: tr.TickUnit,
