@@ -57,7 +57,6 @@ type controlsView struct {
 	Handlers                                []handlerChoice
 	FormAction                              string
 	StateFields                             []hiddenField // every field of the state
-	Keys                                    []keyHelp
 	RetentionTicks                          int64
 
 	refused map[string]string // probed event text → the engine's reason for refusing it
@@ -264,7 +263,6 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		}
 	}
 
-	c.Keys = keysHelp
 	if s.open.has(moreHandlers) {
 		for _, h := range playground.Handlers() {
 			c.Handlers = append(c.Handlers, handlerChoice{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent,
