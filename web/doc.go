@@ -85,7 +85,11 @@
 // lesson block), show (the panels drawn: rows, chart, diagram, steps, sql;
 // absent = the place's own, none in a lesson, all but sql at /playground).
 // A closed panel is not drawn at all; its toggle (pgViews) links to the
-// state with show= changed. Forms send h=NAME (checkboxes) and
+// state with show= changed. open (the control panels drawn open: workers,
+// broker, handlers; absent = none) works the same way for the <details>
+// under the messages: a closed one holds only a link to the state with it
+// open, and panel=NAME (never in a link) answers that one panel alone,
+// which playground.js fetches when it opens (pgmore.go). Forms send h=NAME (checkboxes) and
 // op=advance|prune with n; the server answers them with 303 to the
 // canonical URL. fragment=1 answers the figure alone: playground.js fetches
 // it, swaps the figure, pushes the URL (replaces it for a panel's toggle)
