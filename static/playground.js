@@ -86,6 +86,19 @@
     }
     fetchURL.searchParams.set("fragment", "1");
     fetchURL.hash = "";
+    // The control panels the learner has open are drawn open (open=…);
+    // the others come only when opened (pgLoadPanel).
+    var open = [];
+    fig.querySelectorAll("details[data-more]").forEach(function (d) {
+      if (d.open) {
+        open.push(d.getAttribute("data-more"));
+      }
+    });
+    if (open.length > 0) {
+      fetchURL.searchParams.set("open", open.join(","));
+    } else {
+      fetchURL.searchParams.delete("open");
+    }
     fig.setAttribute("aria-busy", "true");
     var top = fig.getBoundingClientRect().top;
     var events = fig.querySelector(".pg-events");
@@ -173,6 +186,57 @@
       .catch(function () {
         // The server explains what went wrong (a 400 page) on a full load.
         window.location.assign(url.href);
+      });
+  }
+
+  // A closed control panel holds only a link to this state with it open;
+  // opened, it asks the state's URL with panel=NAME for that panel alone
+  // and puts its contents after the summary (which keeps the focus). If
+  // that fails, the link is followed.
+  function pgLoadPanel(fig, details) {
+    var name = details.getAttribute("data-more");
+    var link = details.querySelector("[data-more-open]");
+    var url = new URL(fig.getAttribute("data-url"), window.location.href);
+    if (fig.id !== "playground" && !url.searchParams.has("pg")) {
+      url = new URL(fig.getAttribute("data-home"), window.location.href);
+    }
+    url.searchParams.set("panel", name);
+    url.hash = "";
+    details.setAttribute("aria-busy", "true");
+    fetch(url.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) {
+        if (!resp.ok) {
+          throw new Error("status " + resp.status);
+        }
+        return resp.text();
+      })
+      .then(function (html) {
+        var tpl = document.createElement("template");
+        tpl.innerHTML = html.trim();
+        var next = tpl.content.firstElementChild;
+        if (!next || next.getAttribute("data-more") !== name) {
+          throw new Error("not the panel");
+        }
+        details.removeAttribute("aria-busy");
+        if (!details.isConnected || !details.querySelector("[data-more-open]")) {
+          return; // swapped or filled meanwhile
+        }
+        Array.prototype.slice.call(details.childNodes).forEach(function (n) {
+          if (n.nodeName !== "SUMMARY") {
+            details.removeChild(n);
+          }
+        });
+        Array.prototype.slice.call(next.childNodes).forEach(function (n) {
+          if (n.nodeName !== "SUMMARY") {
+            details.appendChild(n);
+          }
+        });
+        enhancePlayground(fig, false);
+      })
+      .catch(function () {
+        if (link && details.isConnected) {
+          window.location.assign(link.href);
+        }
       });
   }
 
@@ -308,9 +372,25 @@
       event.preventDefault();
       // A panel's toggle fetches the state with the panel drawn, in place
       // of this history entry: Undo and Back undo events, not views.
-      var push = el.hasAttribute("data-panel") ? "replace" : true;
+      var push = el.hasAttribute("data-panel") || el.hasAttribute("data-more-open") ? "replace" : true;
       pgSwap(fig, url, push, { key: pgFocusKey(el), testid: el.getAttribute("data-testid"), panel: el.getAttribute("data-panel") });
     });
+
+    // toggle does not bubble: listened for on its way down.
+    document.addEventListener(
+      "toggle",
+      function (event) {
+        var details = event.target;
+        if (!details.matches || !details.matches("details[data-more]") || !details.open || !details.querySelector("[data-more-open]")) {
+          return;
+        }
+        var fig = details.closest("[data-pg]");
+        if (fig) {
+          pgLoadPanel(fig, details);
+        }
+      },
+      true
+    );
 
     document.addEventListener("submit", function (event) {
       var form = event.target;

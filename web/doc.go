@@ -85,7 +85,11 @@
 // lesson block), show (the panels drawn: rows, chart, diagram, steps, sql;
 // absent = the place's own, none in a lesson, all but sql at /playground).
 // A closed panel is not drawn at all; its toggle (pgViews) links to the
-// state with show= changed. Forms send h=NAME (checkboxes) and
+// state with show= changed. open (the control panels drawn open: workers,
+// broker, handlers; absent = none) works the same way for the <details>
+// under the messages: a closed one holds only a link to the state with it
+// open, and panel=NAME (never in a link) answers that one panel alone,
+// which playground.js fetches when it opens (pgmore.go). Forms send h=NAME (checkboxes) and
 // op=advance|prune with n; the server answers them with 303 to the
 // canonical URL. fragment=1 answers the figure alone: playground.js fetches
 // it, swaps the figure, pushes the URL (replaces it for a panel's toggle)
@@ -124,7 +128,7 @@
 //	exercise:   exercise exercise-goal exercise-rules exercise-editor exercise-check exercise-reset exercise-hint exercise-solution exercise-result[data-state] exercise-pass exercise-counterexample exercise-story exercise-violation exercise-script exercise-open-playground exercise-error[data-line] exercise-lesson exercise-mark[data-passed] exercise-ledger exercise-unfinished
 //	inverse:    inverse-handler inverse-length inverse-holds inverse-shortest exercise-reveal
 //	playground: playground[data-scenario data-handlers data-script data-at data-total data-url data-home data-show] playground-scenario playground-script playground-handlers playground-expect playground-caption
-//	live:       pg-verdict[data-handler data-verdict] pg-verdict-label pg-verdict-text pg-divergence[data-event] pg-timeline pg-event[data-event] pg-back pg-forward pg-latest pg-start-over pg-reset pg-permalink pg-full-size pg-help-button pg-keys pg-clock pg-story pg-ledgers pg-ledger[data-handler data-verdict] pg-figure pg-figure-actual pg-chart pg-controls pg-message[data-message] pg-message-status pg-deliver pg-redeliver pg-publish pg-redrive pg-expire pg-start pg-faults pg-fault-none pg-lose-ack pg-crash-before-ack pg-crash-after pg-step pg-finish pg-crash pg-restart pg-replay pg-poll pg-rebalance pg-prune pg-advance pg-advance-form pg-prune-form pg-handler-form pg-script-form pg-diagram pg-diagram-scroll pg-steps pg-sql pg-announce pg-skip pg-end pg-embed pg-diagram-lanes pg-views pg-show-rows pg-show-chart pg-show-diagram pg-show-steps pg-show-sql pg-rows pg-chart-panel pg-diagram-panel pg-problem[data-field] pg-problem-message pg-problem-line pg-ledger-switch
+//	live:       pg-verdict[data-handler data-verdict] pg-verdict-label pg-verdict-text pg-divergence[data-event] pg-timeline pg-event[data-event] pg-back pg-forward pg-latest pg-start-over pg-reset pg-permalink pg-full-size pg-help-button pg-keys pg-clock pg-story pg-ledgers pg-ledger[data-handler data-verdict] pg-figure pg-figure-actual pg-chart pg-controls pg-message[data-message] pg-message-status pg-deliver pg-redeliver pg-publish pg-redrive pg-expire pg-start pg-faults pg-fault-none pg-lose-ack pg-crash-before-ack pg-crash-after pg-step pg-finish pg-crash pg-restart pg-replay pg-poll pg-rebalance pg-prune pg-advance pg-advance-form pg-prune-form pg-handler-form pg-script-form pg-diagram pg-diagram-scroll pg-steps pg-sql pg-announce pg-skip pg-end pg-embed pg-diagram-lanes pg-views pg-show-rows pg-show-chart pg-show-diagram pg-show-steps pg-show-sql pg-rows pg-chart-panel pg-diagram-panel pg-problem[data-field] pg-problem-message pg-problem-line pg-ledger-switch pg-more[data-more] pg-more-open
 //	goals:      pg-goals pg-goals-count pg-goal[data-goal data-goal-met] pg-goal-done pg-goal-check pg-goal-solution pg-predict pg-predict-form pg-predict-choice pg-predict-submit pg-predict-result[data-correct] pg-exercise-back
 //	reference:  handler-reference handler-ref-table[data-table] handler-ref-param[data-param] handler-ref-directive[data-directive] handler-ref-call[data-call]
 //	picker:     pg-picker pg-scenarios pg-scenario-card pg-all-scenarios

@@ -57,7 +57,6 @@ type controlsView struct {
 	Handlers                                []handlerChoice
 	FormAction                              string
 	StateFields                             []hiddenField // every field of the state
-	Keys                                    []keyHelp
 	RetentionTicks                          int64
 
 	refused map[string]string // probed event text → the engine's reason for refusing it
@@ -74,20 +73,30 @@ func controlsProbe(sc *playground.Scenario, s pgState) *playground.Probe {
 	return &playground.Probe{At: s.cursor(len(evs)), Events: probedEvents(sc, s)}
 }
 
-// probedEvents are the events the message and worker controls add.
+// probedEvents are the events the message and worker controls add: those
+// of the control panels drawn (a closed panel's controls are not).
 func probedEvents(sc *playground.Scenario, s pgState) []playground.Event {
+	workers, broker := s.open.has(moreWorkers), s.open.has(moreBroker)
 	var out []playground.Event
 	for _, m := range sc.Messages {
 		for _, kind := range []string{playground.EventDeliver, playground.EventRedeliver, playground.EventPublish, playground.EventRedrive} {
 			out = append(out, playground.Event{Kind: kind, Message: m.ID, Worker: s.to})
+		}
+		if !workers {
+			continue
 		}
 		out = append(out, playground.Event{Kind: playground.EventExpire, Message: m.ID})
 		for _, w := range sc.Workers {
 			out = append(out, playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w})
 		}
 	}
-	for _, w := range sc.Workers {
-		out = append(out, playground.Event{Kind: playground.EventStep, Worker: w}, playground.Event{Kind: playground.EventFinish, Worker: w})
+	if workers {
+		for _, w := range sc.Workers {
+			out = append(out, playground.Event{Kind: playground.EventStep, Worker: w}, playground.Event{Kind: playground.EventFinish, Worker: w})
+		}
+	}
+	if !broker {
+		return out
 	}
 	if sc.Partition != nil {
 		out = append(out, partitionEvents...)
@@ -131,7 +140,6 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 	href := func(next pgState) string { return v.path(p.href(next)) }
 	c := controlsView{
 		FormAction:     v.path(p.path),
-		StateFields:    p.formFields(s),
 		Truncates:      total - at,
 		RetentionTicks: pv.scenario.Settings.RetentionTicks,
 		refused:        refusals(pv.scenario, s, pv.trace),
@@ -196,7 +204,6 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 			Publish:   c.offer(actionLink{Label: "Publish again", Title: "The producer sends " + m.ID + " again (same id, a new copy), as a retried webhook does", TestID: "pg-publish"}, ev(playground.EventPublish), href, s),
 			Redrive: c.offer(actionLink{Label: "Redrive", Title: "An operator moves " + m.ID + " from the dead-letter queue back to the queue: it is delivered again, its count of deliveries starting over", TestID: "pg-redrive"},
 				ev(playground.EventRedrive), href, s),
-			Expire: c.offer(actionLink{Label: "Expire lease", Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"}, playground.Event{Kind: playground.EventExpire, Message: m.ID}, href, s),
 		}
 		if m.ID == firstUndelivered {
 			mc.Deliver.Key = "d"
@@ -204,15 +211,21 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		if m.ID == lastDelivered {
 			mc.Redeliver.Key, mc.Publish.Key = "r", "p"
 		}
-		for _, w := range pv.workers {
-			l := actionLink{Label: "Start on " + w.Name, Title: "Worker " + w.Name + " receives " + m.ID + " and waits; step it one statement at a time", TestID: "pg-start"}
-			mc.Start = append(mc.Start, c.offer(l, playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w.Name}, href, s))
+		if s.open.has(moreWorkers) { // closed, its panel's controls are not drawn
+			mc.Expire = c.offer(actionLink{Label: "Expire lease", Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"}, playground.Event{Kind: playground.EventExpire, Message: m.ID}, href, s)
+			for _, w := range pv.workers {
+				l := actionLink{Label: "Start on " + w.Name, Title: "Worker " + w.Name + " receives " + m.ID + " and waits; step it one statement at a time", TestID: "pg-start"}
+				mc.Start = append(mc.Start, c.offer(l, playground.Event{Kind: playground.EventStart, Message: m.ID, Worker: w.Name}, href, s))
+			}
 		}
 		m.Control = mc
 	}
 
-	// Per worker: step, finish, crash, restart.
+	// Per worker, in the workers' panel: step, finish, crash, restart.
 	for i := range pv.workers {
+		if !s.open.has(moreWorkers) {
+			break
+		}
 		w := &pv.workers[i]
 		wc := workerControls{
 			Step:    c.offer(actionLink{Label: "Step", Title: w.Name + " runs its next statement (or acks after the last)", TestID: "pg-step"}, playground.Event{Kind: playground.EventStep, Worker: w.Name}, href, s),
@@ -250,7 +263,18 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		}
 	}
 
+	if s.open.has(moreHandlers) {
+		for _, h := range playground.Handlers() {
+			c.Handlers = append(c.Handlers, handlerChoice{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent,
+				Checked: slices.ContainsFunc(pv.trace.Handlers, func(t *playground.HandlerTrace) bool { return t.Name == h.Name })})
+		}
+	}
+	if !s.open.has(moreBroker) {
+		return c
+	}
+
 	// The broker and the clock.
+	c.StateFields = p.formFields(s)
 	c.Broker = []actionLink{
 		c.offer(actionLink{Label: "Replay from offset 0", Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"}, playground.Event{Kind: playground.EventReplay}, href, s),
 		{Label: "Prune the dedupe table", Href: href(s.appendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
@@ -264,25 +288,23 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		}, c.Broker...)
 	}
 
-	for _, h := range playground.Handlers() {
-		c.Handlers = append(c.Handlers, handlerChoice{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent,
-			Checked: slices.ContainsFunc(pv.trace.Handlers, func(t *playground.HandlerTrace) bool { return t.Name == h.Name })})
-	}
-	c.Keys = []keyHelp{
-		{"d", "deliver the next message"},
-		{"r", "redeliver the last message"},
-		{"p", "publish the last message again"},
-		{"l", "lose the ack of the last delivery"},
-		{"c", "crash before the ack of the last delivery"},
-		{"←", "back one event"},
-		{"→", "forward one event"},
-		{"Home", "before any event"},
-		{"End", "latest event"},
-		{"0", "reset"},
-		{"u", "undo (the browser's Back)"},
-		{"?", "show or hide these shortcuts"},
-	}
 	return c
+}
+
+// keysHelp are the playground's keyboard shortcuts, as its help lists them.
+var keysHelp = []keyHelp{
+	{"d", "deliver the next message"},
+	{"r", "redeliver the last message"},
+	{"p", "publish the last message again"},
+	{"l", "lose the ack of the last delivery"},
+	{"c", "crash before the ack of the last delivery"},
+	{"←", "back one event"},
+	{"→", "forward one event"},
+	{"Home", "before any event"},
+	{"End", "latest event"},
+	{"0", "reset"},
+	{"u", "undo (the browser's Back)"},
+	{"?", "show or hide these shortcuts"},
 }
 
 // statementsInEvent is the most SQL statements any handler ran in an event:

@@ -440,6 +440,7 @@ type stepView struct {
 
 func newStepGroups(pv *playgroundView) []stepGroup {
 	tr := pv.trace
+	sql := pv.state.panels.has(panelSQL) // closed, a step's SQL, values and rows are not drawn
 	var out []stepGroup
 	for _, ev := range tr.Events {
 		g := stepGroup{Event: ev.Index, Text: ev.Text, Tick: ev.Tick, Current: ev.Index == pv.at, Future: ev.Index > pv.at,
@@ -451,7 +452,7 @@ func newStepGroups(pv *playgroundView) []stepGroup {
 				g.Tick = f.Tick
 				for i := f.FirstStep; i > 0 && i < f.FirstStep+f.StepCount && i <= len(h.Steps); i++ {
 					st := h.Steps[i-1]
-					hg.Steps = append(hg.Steps, newStepView(st, h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !g.Future))
+					hg.Steps = append(hg.Steps, newStepView(st, h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !g.Future, sql))
 				}
 			}
 			g.Handlers = append(g.Handlers, hg)
@@ -461,7 +462,9 @@ func newStepGroups(pv *playgroundView) []stepGroup {
 	return out
 }
 
-func newStepView(st playground.Step, divergent bool) stepView {
+// newStepView is a step of the step list; its bound values and changed
+// rows only when sql (the SQL panel is open, the one place they show).
+func newStepView(st playground.Step, divergent, sql bool) stepView {
 	sv := stepView{Index: st.Index, Worker: st.Worker, Kind: st.Kind, SQL: st.SQL, Error: st.Error, Divergent: divergent, Effect: st.Effect}
 	who := st.Worker
 	if who == "" {
@@ -486,11 +489,6 @@ func newStepView(st playground.Step, divergent bool) stepView {
 	if st.Note != "" {
 		sv.Text += ": " + st.Note
 	}
-	var args []string
-	for _, a := range st.Args {
-		args = append(args, a.Name+" = "+cellText(a.Value))
-	}
-	sv.Args = strings.Join(args, ", ")
 	switch {
 	case st.RowsAffected != nil:
 		sv.Rows = english.Plural(int(*st.RowsAffected), "row", "rows") + " changed"
@@ -499,6 +497,14 @@ func newStepView(st playground.Step, divergent bool) stepView {
 	default:
 		sv.Rows = pgFailure(st.Error)
 	}
+	if !sql {
+		return sv
+	}
+	var args []string
+	for _, a := range st.Args {
+		args = append(args, a.Name+" = "+cellText(a.Value))
+	}
+	sv.Args = strings.Join(args, ", ")
 	for _, c := range append(append([]playground.Change(nil), st.Changes...), st.Reverted...) {
 		sv.Changes = append(sv.Changes, changeText(c))
 	}

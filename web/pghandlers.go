@@ -75,11 +75,16 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 		return cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
 	}
 	place := pagePlace(sc, embed)
+	panel, err := panelRequest(q, v.path(place.href(place.home)))
+	if err != nil {
+		return err
+	}
 	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
 	if err == nil && redirect {
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
+	state, q = withPanelOpen(panel, state, q)
 	decoded := &state // the run starts from it, without decoding the query again
 	if err != nil {
 		decoded = nil // resolvePlayground says what was wrong, in place
@@ -88,6 +93,8 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
 		meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(pv.state), section: "playground"}
 		switch {
+		case panel != 0:
+			return morePanelAlone(pv, panel)
 		case fragment:
 			return LivePlayground(pv)
 		case embed:
@@ -100,9 +107,16 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 // redirectToState sends a form's answer to the canonical URL of the state
 // it produced (303, so Back skips the form URL); a fragment request stays one.
 func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery string) {
-	if wantsFragment(r) {
+	panel := r.URL.Query()[keyPanel] // checked already (panelRequest): one name
+	if wantsFragment(r) || len(panel) == 1 {
 		path, _, _ := strings.Cut(withQuery, "#")
-		target = path + "&" + fragmentParam + "=1"
+		target = path
+		if wantsFragment(r) {
+			target += "&" + fragmentParam + "=1"
+		}
+		if len(panel) == 1 {
+			target += "&" + keyPanel + "=" + queryEscape(panel[0])
+		}
 	}
 	w.Header()["Cache-Control"] = cacheControl[noStore]
 	http.Redirect(w, r, target, http.StatusSeeOther)
@@ -147,11 +161,16 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	} else {
 		place = lessonPlace(slug, spec, embed)
 	}
+	panel, err := panelRequest(q, v.path(lessonHref))
+	if err != nil {
+		return err
+	}
 	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
 	if err == nil && redirect {
 		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
 		return nil
 	}
+	state, q = withPanelOpen(panel, state, q)
 	decoded := &state // the run starts from it, without decoding the query again
 	if err != nil {
 		decoded = nil // resolvePlayground says what was wrong, in place
@@ -166,6 +185,9 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		meta.next = lessonPath(pos.next.Slug)
 	}
 	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
+		if panel != 0 {
+			return morePanelAlone(pv, panel)
+		}
 		if fragment {
 			return LivePlayground(pv)
 		}

@@ -22,7 +22,7 @@ func TestPlaygroundControls_RefusedByTheEngineAreDisabledWithTheReason(t *testin
 		{"redeliver after a lost ack", "/playground?scenario=lost-ack&script=deliver+msg-1+lose-ack", "msg-1", "pg-redeliver", ""},
 		{"deliver an acked message", "/playground?scenario=lost-ack&script=deliver+msg-1", "msg-1", "pg-deliver", "msg-1 was already acked"},
 		{"deliver to a busy worker", "/playground?scenario=lease-expiry&script=start+msg-1+on+A&to=A", "msg-1", "pg-deliver", "A is busy with msg-1"},
-		{"expire with no lease", "/playground?scenario=lost-ack&script=deliver+msg-1", "msg-1", "pg-expire", "msg-1 has no lease running"},
+		{"expire with no lease", "/playground?scenario=lost-ack&script=deliver+msg-1&open=workers", "msg-1", "pg-expire", "msg-1 has no lease running"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestPlaygroundControls_RefusedByTheEngineAreDisabledWithTheReason(t *testin
 // hand, Start needs an idle worker.
 func TestPlaygroundControls_WorkerControlsFollowTheEngine(t *testing.T) {
 	h := newTestServer(t, Config{}).Handler()
-	doc := document(t, do(t, h, "GET", "/playground?scenario=lease-expiry&script=start+msg-1+on+A"))
+	doc := document(t, do(t, h, "GET", "/playground?scenario=lease-expiry&script=start+msg-1+on+A&open=workers"))
 	a := doc.Find(`li[data-worker="A"]`)
 	b := doc.Find(`li[data-worker="B"]`)
 	if !a.Find(testID("pg-step")).Is("a[href]") || !a.Find(testID("pg-finish")).Is("a[href]") {

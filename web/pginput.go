@@ -36,6 +36,7 @@ var queryFieldsOf = map[string][]string{
 	keyAt:       {keyAt},
 	keyTo:       {keyTo},
 	keyShow:     {keyShow},
+	keyOpen:     {keyOpen},
 	keyGuess:    {keyGuess},
 	keyExercise: {keyExercise},
 }

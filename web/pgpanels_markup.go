@@ -1,6 +1,10 @@
 package web
 
-import "github.com/a-h/templ"
+import (
+	"sync"
+
+	"github.com/a-h/templ"
+)
 
 // The parts of the playground's panels that repeat per event, per step or
 // per data point, drawn with markup (markup.go says why); the panels
@@ -229,4 +233,95 @@ func drawLink(m *markup, l *actionLink, look string) {
 		m.text(l.Label)
 		m.raw(`</span>`)
 	}
+}
+
+// pgKeys is the keyboard shortcuts' popover; its list is the same on
+// every click, drawn once (keysHelpList).
+func pgKeys(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) {
+		m.raw(`<div class="pg-keys" id="`)
+		m.text(pv.id)
+		m.raw(`-keys" popover data-testid="pg-keys"><p class="pg-keys-title">Keyboard shortcuts</p><p class="pg-muted">They act on the playground that has the focus`)
+		m.text(pgKeysWhere(pv))
+		m.raw(`.</p>`)
+		m.raw(keysHelpList())
+		m.raw(`<button type="button" class="button" popovertarget="`)
+		m.text(pv.id)
+		m.raw(`-keys" popovertargetaction="hide">Close</button></div>`)
+	})
+}
+
+// keysHelpList is keysHelp as a definition list.
+var keysHelpList = sync.OnceValue(func() string {
+	m := &markup{}
+	m.raw(`<dl>`)
+	for _, k := range keysHelp {
+		m.raw(`<div><dt><kbd>`)
+		m.text(k.Key)
+		m.raw(`</kbd></dt><dd>`)
+		m.text(k.Label)
+		m.raw(`</dd></div>`)
+	}
+	m.raw(`</dl>`)
+	return string(m.b)
+})
+
+// pgRows is a ledger's rows panel: how its handler works, and its tables,
+// a cell each per column and row.
+func pgRows(h *handlerView) templ.Component {
+	return markupComponent(func(m *markup) { drawRows(m, h) })
+}
+
+func drawRows(m *markup, h *handlerView) {
+	m.raw(`<div class="pg-ledger-more" data-testid="pg-rows"><p class="pg-ledger-desc">`)
+	m.text(h.Description)
+	if h.Idempotent {
+		m.raw(` <span class="pg-tag">idempotent</span></p>`)
+	} else {
+		m.raw(` <span class="pg-tag pg-tag-warn">not idempotent</span></p>`)
+	}
+	for ti := range h.Tables {
+		t := &h.Tables[ti]
+		m.raw(`<div class="pg-table-wrap"><table class="pg-table"`)
+		m.attr("data-table", t.Name)
+		m.raw(`><caption>`)
+		m.text(t.Name)
+		m.raw(`</caption> <thead><tr>`)
+		for _, col := range t.Columns {
+			m.raw(`<th scope="col">`)
+			m.text(col)
+			m.raw(`</th>`)
+		}
+		m.raw(`</tr></thead> <tbody>`)
+		for _, r := range t.Rows {
+			if r.Changed {
+				m.raw(`<tr class="is-changed" data-changed>`)
+			} else {
+				m.raw(`<tr>`)
+			}
+			for i, cell := range r.Cells {
+				if i > 0 {
+					m.raw(`<td>`)
+					m.text(cell)
+					m.raw(`</td>`)
+					continue
+				}
+				m.raw(`<th scope="row">`)
+				m.text(cell)
+				m.raw(` `)
+				if r.Changed {
+					m.raw(`<span class="visually-hidden">(changed by this event)</span>`)
+				}
+				m.raw(`</th>`)
+			}
+			m.raw(`</tr>`)
+		}
+		if len(t.Rows) == 0 {
+			m.raw(`<tr class="pg-empty"><td colspan="`)
+			m.int(len(t.Columns))
+			m.raw(`">no rows</td></tr>`)
+		}
+		m.raw(`</tbody></table></div>`)
+	}
+	m.raw(`</div>`)
 }

@@ -12,7 +12,7 @@ import (
 // disabled, since a partition is read by polling.
 func TestPlaygroundControls_PartitionPollAndRebalance(t *testing.T) {
 	h := newTestServer(t, Config{}).Handler()
-	resp := do(t, h, "GET", "/playground?scenario=partition-crash&script=poll")
+	resp := do(t, h, "GET", "/playground?scenario=partition-crash&script=poll&open=broker")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
@@ -40,14 +40,14 @@ func TestPlaygroundControls_PartitionPollAndRebalance(t *testing.T) {
 	}
 
 	// After the owner crashed, Poll is refused until a rebalance.
-	doc = document(t, do(t, h, "GET", "/playground?scenario=partition-crash&script=poll+crash-at+1"))
+	doc = document(t, do(t, h, "GET", "/playground?scenario=partition-crash&script=poll+crash-at+1&open=broker"))
 	poll = doc.Find(testID("pg-poll"))
 	if poll.Is("a") || !strings.Contains(poll.AttrOr("data-reason", ""), "no live consumer owns payments-0") {
 		t.Errorf("Poll after a crash: %q", poll.AttrOr("data-reason", ""))
 	}
 
 	// A queue scenario has neither.
-	doc = document(t, do(t, h, "GET", "/playground?scenario=lost-ack"))
+	doc = document(t, do(t, h, "GET", "/playground?scenario=lost-ack&open=broker"))
 	if n := doc.Find(testID("pg-poll")).Length() + doc.Find(testID("pg-rebalance")).Length(); n != 0 {
 		t.Errorf("lost-ack offers %d partition controls", n)
 	}

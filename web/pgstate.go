@@ -1,11 +1,8 @@
 package web
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
-	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
 )
@@ -24,9 +21,10 @@ type pgState struct {
 	at       int    // event cursor: show the state after this many events; -1 = after the last
 	to       string // the worker the delivery controls name; "" = the broker's choice
 	panels   pgPanels
-	guess    int    // the learner's answer to the block's prediction (1-based); 0: not asked yet
-	exercise string // the exercise a replay came from (exercise=…), for the way back
-	ledger   string // a PostgreSQL ledger's name (ledger=…, playground.ParseLedger); "" = SQLite
+	open     morePanels // the control panels drawn open (pgmore.go)
+	guess    int        // the learner's answer to the block's prediction (1-based); 0: not asked yet
+	exercise string     // the exercise a replay came from (exercise=…), for the way back
+	ledger   string     // a PostgreSQL ledger's name (ledger=…, playground.ParseLedger); "" = SQLite
 }
 
 // pgPanels are the parts of a playground drawn only when asked for
@@ -43,10 +41,7 @@ const (
 	panelSQL                          // the step list's SQL, bound values and changed rows
 )
 
-type panelName struct {
-	panel pgPanels
-	name  string
-}
+type panelName = namedBit[pgPanels]
 
 // panelNames are the panels in the order a URL spells them.
 var panelNames = [...]panelName{{panelRows, "rows"}, {panelChart, "chart"}, {panelDiagram, "diagram"}, {panelSteps, "steps"}, {panelSQL, "sql"}}
@@ -54,34 +49,11 @@ var panelNames = [...]panelName{{panelRows, "rows"}, {panelChart, "chart"}, {pan
 func (ps pgPanels) has(p pgPanels) bool { return ps&p != 0 }
 
 // String is the canonical text of a set: its names in panelNames' order.
-func (ps pgPanels) String() string {
-	var b strings.Builder
-	for _, pn := range panelNames {
-		if ps.has(pn.panel) {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(pn.name)
-		}
-	}
-	return b.String()
-}
+func (ps pgPanels) String() string { return bitsText(panelNames[:], ps) }
 
 // parsePanels reads a comma-separated set of panel names.
 func parsePanels(text string) (pgPanels, error) {
-	var ps pgPanels
-	for name := range strings.SplitSeq(text, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		i := slices.IndexFunc(panelNames[:], func(pn panelName) bool { return pn.name == name })
-		if i < 0 {
-			return 0, &playground.InputError{Field: keyShow, Msg: fmt.Sprintf("unknown panel %q; panels are rows, chart, diagram, steps and sql", english.Truncate(name, 20))}
-		}
-		ps |= panelNames[i].panel
-	}
-	return ps, nil
+	return parseBits(panelNames[:], text, keyShow, "panel", "rows, chart, diagram, steps and sql")
 }
 
 // placeKind is where a playground is drawn.
@@ -102,6 +74,7 @@ type pgPlace struct {
 	block string                  // "pg-1" for a lesson block, "" otherwise
 	spec  *lessons.PlaygroundSpec // the lesson block, if any
 	home  pgState                 // reset goes here
+	links *linkCache              // what one view's links share (pglinks.go); nil: none
 }
 
 func (p pgPlace) embedded() bool { return p.kind == placeLessonEmbed || p.kind == placePageEmbed }
@@ -134,7 +107,7 @@ func pagePlace(sc *playground.Scenario, embed bool) pgPlace {
 }
 
 func (s pgState) equal(o pgState) bool {
-	return s.sameRun(o) && s.at == o.at && s.to == o.to && s.panels == o.panels && s.guess == o.guess && s.exercise == o.exercise
+	return s.sameRun(o) && s.at == o.at && s.to == o.to && s.panels == o.panels && s.open == o.open && s.guess == o.guess && s.exercise == o.exercise
 }
 
 // sameRun reports that two states run the same thing (they may differ in

@@ -30,6 +30,8 @@ const (
 	keyAt       = "at"       // event cursor
 	keyTo       = "to"       // the worker the delivery controls name
 	keyShow     = "show"     // the panels shown, when not the place's default (pgPanels)
+	keyOpen     = "open"     // the control panels drawn open (morePanels)
+	keyPanel    = "panel"    // one control panel alone, for playground.js: never in a link
 	keyGuess    = "guess"    // the learner's answer to a lesson block's prediction
 	keyExercise = "exercise" // the exercise a replay came from: the way back
 	keyLedger   = "ledger"   // a PostgreSQL ledger (postgres-rc…); absent: SQLite
@@ -47,13 +49,18 @@ const learnerHandlerName = "mine"
 
 // fields is the encoder: a state's query fields, in a fixed, readable order.
 func (p pgPlace) fields(s pgState) []hiddenField {
-	out := make([]hiddenField, 0, 8)
+	return p.appendFields(make([]hiddenField, 0, 12), s, s.scriptText())
+}
+
+// appendFields appends a state's fields to out, with script as the
+// script's text (appendQuery writes it from the view's linkCache).
+func (p pgPlace) appendFields(out []hiddenField, s pgState, script string) []hiddenField {
 	if p.block != "" {
 		out = append(out, hiddenField{keyBlock, p.block})
 	} else {
 		out = append(out, hiddenField{keyScenario, s.scenario})
 	}
-	out = append(out, hiddenField{keyHandlers, strings.Join(s.handlers, ",")}, hiddenField{keyScript, s.scriptText()})
+	out = append(out, hiddenField{keyHandlers, p.links.handlersText(s.handlers)}, hiddenField{keyScript, script})
 	if s.custom != "" {
 		out = append(out, hiddenField{keyHandler, s.custom})
 	}
@@ -75,6 +82,9 @@ func (p pgPlace) fields(s pgState) []hiddenField {
 	if s.panels != p.home.panels {
 		out = append(out, hiddenField{keyShow, s.panels.String()})
 	}
+	if s.open != 0 {
+		out = append(out, hiddenField{keyOpen, s.open.String()})
+	}
 	if s.guess > 0 && p.block != "" { // only a lesson block asks
 		out = append(out, hiddenField{keyGuess, strconv.Itoa(s.guess)})
 	}
@@ -90,19 +100,20 @@ func (p pgPlace) formFields(s pgState, omit ...string) []hiddenField {
 // query writes a state's query string.
 func (p pgPlace) query(s pgState) string { return string(p.appendQuery(nil, s)) }
 
-// appendQuery appends a state's query string to b.
+// appendQuery appends a state's query string to b. The script, most of
+// a link's length, is written from the view's linkCache when it can be.
 func (p pgPlace) appendQuery(b []byte, s pgState) []byte {
-	fields := p.fields(s)
-	n := 0
-	for _, f := range fields {
-		n += len(f.Name) + len(f.Value) + 2
-	}
-	b = slices.Grow(b, n+n/4)
-	for i, f := range fields {
+	var kept [12]hiddenField
+	for i, f := range p.appendFields(kept[:0], s, "") {
 		if i > 0 {
 			b = append(b, '&')
 		}
-		b = appendQueryEscaped(append(append(b, f.Name...), '='), f.Value)
+		b = append(append(b, f.Name...), '=')
+		if f.Name == keyScript {
+			b = p.links.appendScript(b, s.events)
+		} else {
+			b = appendQueryEscaped(b, f.Value)
+		}
 	}
 	return b
 }
@@ -241,6 +252,14 @@ func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool
 		s.panels = ps
 		// Spelled otherwise, or spelled though it is the default: one URL per state.
 		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.panels
+	}
+	if vs, ok := q[keyOpen]; ok {
+		ps, err := parseMorePanels(vs[0])
+		if err != nil {
+			return s, false, err
+		}
+		s.open = ps
+		redirect = redirect || len(vs) > 1 || vs[0] != ps.String() || ps == home.open
 	}
 	if v := strings.TrimSpace(q.Get(keyExercise)); v != "" {
 		if len(v) > 64 { // the page checks that the course has it (checkPlaceParams)

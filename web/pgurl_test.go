@@ -123,6 +123,8 @@ func FuzzPlaygroundState(f *testing.F) {
 		"script=deliver+msg-1+%23+note%0Acrash+A&seed=-4",
 		"at=-1&seed=9&to=Z",
 		"show=steps,diagram,,sql",
+		"open=handlers,,workers&show=rows",
+		"open=broker&open=nope",
 		"ledger=postgres-rr&script=deliver+msg-1",
 		"ledger=sqlite&ledger=postgres-rc",
 		"ledger=+postgres-serializable+",

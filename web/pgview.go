@@ -50,6 +50,7 @@ type playgroundView struct {
 	// recorded: a PostgreSQL block's recorded run on a server without
 	// PostgreSQL (pgrecorded.go); nil for a live run.
 	recorded *recordedView
+	more     []moreToggle // the control panels, open or closed (pgmore.go)
 }
 
 // panelToggle opens or closes a panel: a link to this state with the
@@ -135,6 +136,7 @@ type rowView struct {
 
 // newPlaygroundView computes the view of a trace at the state's cursor.
 func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+	place.links = newLinkCache(state)
 	pv := &playgroundView{
 		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.spec,
 		total: len(tr.Events), tickUnit: tr.TickUnit,
@@ -195,6 +197,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground
 		pv.announce = "Answer the question above the controls to see the verdicts." + goalsAnnouncement(pv.goals)
 	}
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
+	pv.more = newMoreToggles(v, pv)
 	pv.controls = newControls(v, pv)
 	for _, pn := range panelNames {
 		if pn.panel == panelSQL {

@@ -1,0 +1,62 @@
+package web
+
+import (
+	"slices"
+	"strings"
+
+	"idemlab/playground"
+)
+
+// A click draws dozens of links, each the whole state written as a URL,
+// and most differ from the state shown only by one event added at the
+// cursor, or by the cursor, a panel or the worker deliveries go to: the
+// script, the longest field, is the same or the same plus one event. A
+// view writes it once, escaped, and its links copy it.
+
+// linkCache is what the links of one view share: its script escaped for
+// a query, whole and up to the cursor, and its handlers joined.
+type linkCache struct {
+	events   []playground.Event
+	cut      int    // the cursor: links add their event after events[:cut]
+	all      []byte // the escaped text of events
+	head     []byte // the escaped text of events[:cut]
+	handlers []string
+	joined   string // handlers, comma-separated
+}
+
+func newLinkCache(s pgState) *linkCache {
+	c := s.cursor(len(s.events))
+	lc := &linkCache{events: s.events, cut: c, handlers: s.handlers, joined: strings.Join(s.handlers, ",")}
+	lc.head = appendQueryEscaped(nil, (&playground.Script{Events: s.events[:c]}).String())
+	lc.all = lc.head
+	if c < len(s.events) {
+		lc.all = appendQueryEscaped(nil, s.scriptText())
+	}
+	return lc
+}
+
+// appendScript appends the canonical text of events, escaped for a query
+// (the script's events joined by "; ", as playground.Script prints them).
+func (lc *linkCache) appendScript(b []byte, events []playground.Event) []byte {
+	if lc != nil {
+		switch {
+		case len(events) == len(lc.events) && slices.Equal(events, lc.events):
+			return append(b, lc.all...)
+		case len(events) == lc.cut+1 && slices.Equal(events[:lc.cut], lc.events[:lc.cut]):
+			b = append(b, lc.head...)
+			if lc.cut > 0 {
+				b = append(b, "%3B+"...) // "; "
+			}
+			return appendQueryEscaped(b, events[lc.cut].String())
+		}
+	}
+	return appendQueryEscaped(b, (&playground.Script{Events: events}).String())
+}
+
+// handlersText is handlers comma-separated.
+func (lc *linkCache) handlersText(handlers []string) string {
+	if lc != nil && slices.Equal(handlers, lc.handlers) {
+		return lc.joined
+	}
+	return strings.Join(handlers, ",")
+}

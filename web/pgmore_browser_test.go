@@ -1,0 +1,68 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"idemlab/internal/browsertest"
+)
+
+// TestBrowser_ControlPanelOpensWhenAsked: a closed control panel holds no
+// controls. A learner opens the workers' panel, with JavaScript by the
+// keyboard (its summary focused, Enter) and without JavaScript by its
+// summary and then its link, and sees the workers' controls; then
+// delivers a message, and the panel is still open with its controls.
+func TestBrowser_ControlPanelOpensWhenAsked(t *testing.T) {
+	srv := startCourseServer(t, Config{})
+	workers := `#playground details[data-more="workers"]`
+	step := workers + ` [data-testid="pg-step"]`
+	for _, tc := range []struct {
+		name       string
+		javaScript bool
+	}{{"keyboard, with JavaScript", true}, {"without JavaScript", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := browsertest.New(t)
+			if !tc.javaScript {
+				run(t, ctx, browsertest.DisableJavaScript())
+			}
+			run(t, ctx, chromedp.Navigate(srv.URL+"/playground?scenario=lost-ack&script=deliver+msg-1+lose-ack"))
+			waitScript(t, ctx, "playground", "deliver msg-1 lose-ack")
+			if n := eval[int](t, ctx, `document.querySelectorAll('`+step+`').length`); n != 0 {
+				t.Fatalf("the closed panel holds %d Step controls; want none drawn", n)
+			}
+			if tc.javaScript {
+				run(t, ctx, chromedp.Focus(chromedp.CSS(workers+` > summary`)), chromedp.KeyEvent(kb.Enter))
+			} else {
+				click(t, ctx, workers+` > summary`)
+				click(t, ctx, workers+` [data-testid="pg-more-open"]`)
+			}
+			waitFor(t, ctx, step)
+			if got := eval[string](t, ctx, `document.querySelector('`+workers+`').textContent.replace(/\s+/g, " ")`); !strings.Contains(got, "Worker A") || !strings.Contains(got, "Start on A") {
+				t.Errorf("the open panel reads %q; want worker A's controls", got)
+			}
+			if tc.javaScript {
+				if got := eval[string](t, ctx, `document.activeElement.textContent`); got != "Workers, leases and interleaving" {
+					t.Errorf("the focus moved to %q; want it on the panel's summary", got)
+				}
+				if got := eval[string](t, ctx, `location.search`); strings.Contains(got, "open=") {
+					t.Errorf("opening a panel changed the URL to %q", got)
+				}
+			}
+			click(t, ctx, `#playground [data-message="msg-1"] [data-testid="pg-redeliver"]`)
+			waitScript(t, ctx, "playground", "deliver msg-1 lose-ack; redeliver msg-1")
+			waitFor(t, ctx, step)
+			if !eval[bool](t, ctx, `document.querySelector('`+workers+`').open`) {
+				t.Error("after a click the workers' panel is closed")
+			}
+			if got := eval[string](t, ctx, `location.search`); !strings.Contains(got, "open=workers") {
+				t.Errorf("the state shown is at %q; want open=workers in it", got)
+			}
+			if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
+				t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+			}
+		})
+	}
+}
