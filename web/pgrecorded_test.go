@@ -156,4 +156,20 @@ func TestLessonPage_PostgresBlockLiveOnAPostgresServer(t *testing.T) {
 			t.Errorf("%s live: %s, recorded %s", h.Name, got, h.Verdict)
 		}
 	}
+	// Its goals are live too: unmet at first, met at their solution, on PostgreSQL.
+	for _, g := range spec.Goals {
+		item := block.Find(`[data-goal="` + g.ID + `"]`)
+		href, ok := item.Find(testID("pg-goal-solution")).Attr("href")
+		if !ok || block.Find("[data-goal-met]").Length() != 0 {
+			t.Fatalf("goal %s: no solution link, or met before the learner did anything", g.ID)
+		}
+		href, _, _ = strings.Cut(href, "#")
+		if !strings.Contains(href, "pg="+spec.ID) || strings.Contains(href, "ledger=") {
+			t.Errorf("goal %s: the solution %s leaves the block's ledger", g.ID, href)
+		}
+		met := document(t, do(t, h, "GET", href)).Find("#" + spec.ID + ` [data-goal-met="` + g.ID + `"]`)
+		if met.Length() != 1 {
+			t.Errorf("goal %s is not met at its solution %s", g.ID, href)
+		}
+	}
 }
