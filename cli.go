@@ -16,7 +16,8 @@ const usageText = `Idemlab: an interactive course on idempotent message consumer
 
 Usage:
   idemlab [serve] [flags]   serve the course (the default command)
-  idemlab lint [DIR]        check every lesson of DIR (default: the built-in course)
+  idemlab lint [-ledger-database URL] [DIR]
+                            check every lesson of DIR (default: the built-in course)
   idemlab health [-url URL] exit 0 when URL/healthz answers 200 (container health check)
   idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
                             play a scenario in the terminal and print the verdicts

@@ -3,7 +3,7 @@
 //
 //	idemlab [serve] [-addr HOST:PORT] [-lessons DIR] [-public-url URL]
 //	        [-frame-ancestors ORIGINS] [-log-format text|json]
-//	idemlab lint [DIR]
+//	idemlab lint [-ledger-database URL] [DIR]
 //	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-json]
 //	idemlab check [-json] [-lessons DIR] EXERCISE FILE
 //	idemlab scenarios | handlers

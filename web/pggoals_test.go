@@ -21,7 +21,10 @@ func TestPlaygroundGoals_TickWhenTheEngineSaysTheStateMeetsThem(t *testing.T) {
 	goals := 0
 	for _, lesson := range builtinCourse(t).Lessons {
 		for _, spec := range lesson.Playgrounds {
-			if len(spec.Goals) == 0 {
+			if len(spec.Goals) == 0 || spec.Ledger != "" {
+				// A PostgreSQL block is its recording on this server, which
+				// has no goals to play: TestLessonPage_PostgresBlockLiveOnAPostgresServer
+				// plays them on PostgreSQL.
 				continue
 			}
 			doc := document(t, do(t, h, "GET", "/lessons/"+lesson.Slug))

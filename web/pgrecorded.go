@@ -53,3 +53,13 @@ func recordedInstead(v *siteView, place pgPlace, sc *playground.Scenario, state 
 	}
 	return recordedBlockView(v, place, sc, place.spec)
 }
+
+// caption is the lesson block's caption, when the playground shows the
+// block's own ledger: a caption tells what happens on that database, and
+// would mislead under a run on another ("" then, and outside a lesson).
+func (pv *playgroundView) caption() string {
+	if pv.spec == nil || pv.state.ledger != pv.spec.Ledger {
+		return ""
+	}
+	return pv.spec.Caption
+}

@@ -85,8 +85,8 @@ func TestLessonPage_PostgresBlockWithoutPostgresShowsItsRecording(t *testing.T) 
 	if _, ok := live.Attr("data-pg"); !ok || live.Find(testID("pg-recorded")).Length() != 0 {
 		t.Error("the SQLite link does not open a live playground")
 	}
-	if live.Find(testID("playground-expect")).Length() != 0 {
-		t.Error("the SQLite run shows the PostgreSQL block's expectations")
+	if live.Find(testID("playground-expect")).Length() != 0 || live.Find(testID("playground-caption")).Length() != 0 {
+		t.Error("the SQLite run shows the PostgreSQL block's expectations or its caption")
 	}
 
 	// The block's own run by URL is its recording; another script on
@@ -154,6 +154,22 @@ func TestLessonPage_PostgresBlockLiveOnAPostgresServer(t *testing.T) {
 	for _, h := range spec.Recorded.Trace.Handlers {
 		if got := block.Find(testID("pg-verdict")+`[data-handler="`+h.Name+`"]`).AttrOr("data-verdict", ""); got != h.Verdict {
 			t.Errorf("%s live: %s, recorded %s", h.Name, got, h.Verdict)
+		}
+	}
+	// Its goals are live too: unmet at first, met at their solution, on PostgreSQL.
+	for _, g := range spec.Goals {
+		item := block.Find(`[data-goal="` + g.ID + `"]`)
+		href, ok := item.Find(testID("pg-goal-solution")).Attr("href")
+		if !ok || block.Find("[data-goal-met]").Length() != 0 {
+			t.Fatalf("goal %s: no solution link, or met before the learner did anything", g.ID)
+		}
+		href, _, _ = strings.Cut(href, "#")
+		if !strings.Contains(href, "pg="+spec.ID) || strings.Contains(href, "ledger=") {
+			t.Errorf("goal %s: the solution %s leaves the block's ledger", g.ID, href)
+		}
+		met := document(t, do(t, h, "GET", href)).Find("#" + spec.ID + ` [data-goal-met="` + g.ID + `"]`)
+		if met.Length() != 1 {
+			t.Errorf("goal %s is not met at its solution %s", g.ID, href)
 		}
 	}
 }
