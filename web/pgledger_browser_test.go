@@ -60,8 +60,10 @@ func TestBrowser_KeyboardLearnerSwitchesToPostgresAndSeesTheWait(t *testing.T) {
 		t.Error("the PostgreSQL run speaks of SQLITE_BUSY")
 	}
 
-	tabTo(t, ctx, `#playground details:has([data-worker]) > summary`)
+	// The workers' panel is closed: its controls are fetched when it opens.
+	tabTo(t, ctx, `#playground details[data-more="workers"] > summary`)
 	run(t, ctx, chromedp.KeyEvent(kb.Enter))
+	waitFor(t, ctx, `#playground [data-worker="B"] [data-testid="pg-step"]`)
 	tabTo(t, ctx, `#playground [data-worker="B"] [data-testid="pg-step"]`)
 	run(t, ctx, chromedp.KeyEvent(kb.Enter))
 	waitScript(t, ctx, "playground", start+"; step B")
