@@ -1,9 +1,6 @@
 package web
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"net/url"
@@ -11,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"idemlab/internal/pgtest"
 	"idemlab/playground"
 )
 
@@ -52,13 +48,7 @@ func exercisePostgresServer(t *testing.T) *Server {
 	saved := exerciseCheckTimeout
 	exerciseCheckTimeout = time.Minute
 	t.Cleanup(func() { exerciseCheckTimeout = saved })
-	var b [4]byte
-	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), 4, "test_webcheck_"+hex.EncodeToString(b[:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
+	pg := testLedgers(t, 4)
 	s, err := NewServer(Config{Logger: slog.New(slog.DiscardHandler), Ledgers: pg}, builtinCourse(t))
 	if err != nil {
 		t.Fatal(err)

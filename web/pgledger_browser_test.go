@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,21 +10,13 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"idemlab/internal/browsertest"
-	"idemlab/internal/pgtest"
-	"idemlab/playground"
 )
 
 // startPostgresCourseServer serves the built-in course with PostgreSQL
 // ledgers of the test's own, as `idemlab serve -ledger-database` does.
 func startPostgresCourseServer(t *testing.T) string {
 	t.Helper()
-	var b [4]byte
-	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), 2, "test_browser_"+hex.EncodeToString(b[:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
+	pg := testLedgers(t, 2)
 	return startCourseServer(t, Config{Ledgers: pg}).URL
 }
 

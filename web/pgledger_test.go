@@ -1,16 +1,12 @@
 package web
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/url"
 	"strings"
 	"testing"
 
-	"idemlab/internal/pgtest"
 	"idemlab/playground"
 )
 
@@ -47,13 +43,7 @@ func TestLedgerSwitch_AbsentWithoutPostgres(t *testing.T) {
 // With PostgreSQL ledgers, every playground has the switch; its links
 // keep the state and name the ledger; the page and the API run on it.
 func TestLedgerSwitch_RunsOnPostgres(t *testing.T) {
-	var b [4]byte
-	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), 2, "test_web_"+hex.EncodeToString(b[:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
+	pg := testLedgers(t, 2)
 	h := newTestServer(t, Config{Ledgers: pg}).Handler()
 
 	doc := document(t, do(t, h, "GET", "/playground?"+raceQuery))

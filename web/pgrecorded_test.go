@@ -1,16 +1,11 @@
 package web
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"strings"
 	"testing"
 
-	"idemlab/internal/pgtest"
 	"idemlab/lessons"
-	"idemlab/playground"
 )
 
 const raceLesson = "/lessons/check-then-insert-race"
@@ -136,13 +131,7 @@ func TestPgURL_PostgresBlockSpellsSQLite(t *testing.T) {
 // COMMITTED current, and the run is PostgreSQL's.
 func TestLessonPage_PostgresBlockLiveOnAPostgresServer(t *testing.T) {
 	spec := lessonPostgresBlock(t)
-	var b [4]byte
-	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), 1, "test_web_"+hex.EncodeToString(b[:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
+	pg := testLedgers(t, 1)
 	h := newCourseServer(t, Config{Ledgers: pg}).Handler()
 	block := document(t, do(t, h, "GET", raceLesson)).Find("#" + spec.ID)
 	if _, live := block.Attr("data-pg"); !live || block.Find(testID("pg-recorded")).Length() != 0 {
