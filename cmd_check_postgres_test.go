@@ -39,13 +39,6 @@ func TestCheck_PostgresLedgerBadFlags(t *testing.T) {
 		{[]string{"check", "-ledger", "postgres-rc", "race-check-then-insert", file}, "check: -ledger postgres-rc needs -ledger-database"},
 		{[]string{"check", "-ledger", "oracle", "race-check-then-insert", file}, `unknown ledger "oracle"`},
 	} {
-		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), tc.args, &stdout, &stderr)
-		if err == nil || !strings.Contains(err.Error()+stderr.String(), tc.want) {
-			t.Errorf("%q: %v %s; want %q", tc.args, err, stderr.String(), tc.want)
-		}
-		if code := exitStatus(err); code != 2 {
-			t.Errorf("%q: exit %d, want 2", tc.args, code)
-		}
+		wantUsageError(t, tc.args, tc.want)
 	}
 }

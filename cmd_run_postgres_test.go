@@ -69,13 +69,20 @@ func TestRun_PostgresLedgerBadFlags(t *testing.T) {
 		{[]string{"run", "lost-ack", "-ledger-database", "postgres://x"}, "for the postgres-* ledgers"},
 		{[]string{"run", "lost-ack", "-ledger", "oracle"}, `unknown ledger "oracle"; ledgers are sqlite, postgres-rc, postgres-rr, postgres-serializable`},
 	} {
-		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), tc.args, &stdout, &stderr)
-		if err == nil || !strings.Contains(err.Error()+stderr.String(), tc.want) {
-			t.Errorf("%q: %v %s; want %q", tc.args, err, stderr.String(), tc.want)
-		}
-		if code := exitStatus(err); code != 2 {
-			t.Errorf("%q: exit %d, want 2", tc.args, code)
-		}
+		wantUsageError(t, tc.args, tc.want)
+	}
+}
+
+// wantUsageError runs the command line args and wants a usage error (exit
+// status 2) whose message or stderr contains want.
+func wantUsageError(t *testing.T, args []string, want string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), args, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error()+stderr.String(), want) {
+		t.Errorf("%q: %v %s; want %q", args, err, stderr.String(), want)
+	}
+	if code := exitStatus(err); code != 2 {
+		t.Errorf("%q: exit %d, want 2", args, code)
 	}
 }
