@@ -35,8 +35,9 @@ import (
 //   - a page cap on the ledger (PRAGMA max_page_count), so a loop of inserts
 //     cannot fill the server's memory;
 //   - a deadline per statement (sandboxStatementTimeout of CPU time, see
-//     sandboxDeadline): modernc.org/sqlite interrupts the statement when its
-//     context ends.
+//     sandboxDeadline; ten times that in a -race binary): modernc.org/sqlite
+//     interrupts the statement when its context ends. BEGIN, COMMIT and
+//     ROLLBACK are not metered (sandboxTransactionControl).
 //
 // Every refusal becomes a statement error that starts with "refused:" and
 // says why, so the checker can tell it from an ordinary constraint failure.
@@ -188,6 +189,15 @@ type sandboxConn struct {
 func (c *sandboxConn) Unwrap() driver.Conn { return c.Conn }
 
 func (c *sandboxConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	if sandboxTransactionControl(q) {
+		// BEGIN, COMMIT and ROLLBACK run no learner expression: with no
+		// triggers and no deferred constraints, their work is the engine's
+		// (a WAL commit, a rollback of the transaction's pages), so they
+		// are not metered. A refused COMMIT would leave a verdict to the
+		// machine's load, and SQLite's rollback after it would find no
+		// transaction.
+		return c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+	}
 	sctx, stop := sandboxDeadline(ctx, c.timeout)
 	defer stop()
 	r, err := c.Conn.(driver.ExecerContext).ExecContext(sctx, q, args)
@@ -206,8 +216,21 @@ func (c *sandboxConn) QueryContext(ctx context.Context, q string, args []driver.
 }
 
 // sandboxWallCap stops a statement whatever CPU it used: a statement that
-// waits this long is stuck.
+// waits this long is stuck (worker connections have busy_timeout=0, so a
+// statement never waits for a lock; only a starved machine gets here).
 const sandboxWallCap = time.Second
+
+// sandboxTransactionControl tells BEGIN, COMMIT, END and ROLLBACK (the
+// statements a handler's parser accepts besides reads and writes, see
+// isTxVerb) from the statements the sandbox meters.
+func sandboxTransactionControl(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n")
+	end := strings.IndexFunc(q, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
+	if end < 0 {
+		end = len(q)
+	}
+	return isTxVerb(strings.ToUpper(q[:end]))
+}
 
 // sandboxDeadline returns a context that ends when the statement has used
 // limit of CPU time (or sandboxWallCap of wall time). CPU time, not wall
@@ -217,6 +240,8 @@ const sandboxWallCap = time.Second
 // statement's; the clock is read only when the limit has passed in wall
 // time, so a quick statement costs a timer and no more.
 func sandboxDeadline(ctx context.Context, limit time.Duration) (context.Context, func()) {
+	limit *= sandboxSlowdown
+	wallCap := sandboxWallCap * sandboxSlowdown
 	runtime.LockOSThread()
 	sctx, cancel := context.WithCancelCause(ctx)
 	clock, ok := threadClock()
@@ -239,7 +264,7 @@ func sandboxDeadline(ctx context.Context, limit time.Duration) (context.Context,
 				used = time.Duration(now - start)
 			}
 		}
-		if used >= limit || time.Since(began) >= sandboxWallCap {
+		if used >= limit || time.Since(began) >= wallCap {
 			cancel(errSandboxDeadline)
 			return
 		}

@@ -349,3 +349,54 @@ func TestSandbox_RefusedAtRunTimeIsRefusedAtParseTime(t *testing.T) {
 		})
 	}
 }
+
+func TestSandbox_TransactionControlIsNotMetered(t *testing.T) {
+	for q, want := range map[string]bool{
+		"BEGIN": true, "begin immediate": true, " COMMIT": true, "\nEND;": true, "ROLLBACK": true,
+		"SELECT 1": false, "INSERT INTO accounts VALUES ('a', 1)": false, "UPDATE accounts SET balance = 0": false,
+		"BEGINNING": false, "": false, "-- COMMIT\nDELETE FROM accounts": false,
+	} {
+		if got := sandboxTransactionControl(q); got != want {
+			t.Errorf("sandboxTransactionControl(%q) = %v, want %v", q, got, want)
+		}
+	}
+
+	// A COMMIT held to a limit it cannot meet still commits: a verdict
+	// never depends on how loaded the machine is when a transaction ends.
+	sc, _ := LookupScenario("lost-ack")
+	tmpl, err := sc.template()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := openLedger(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	c, err := l.sandboxedConn("A", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 200 {
+		c.conn.(*sandboxConn).timeout = time.Hour
+		for _, q := range []string{"BEGIN", fmt.Sprintf("INSERT INTO processed_messages VALUES ('m-%d', %d)", i, i)} {
+			if res := c.exec(ctx, q, nil, false); res.Err != nil {
+				t.Fatalf("%d: %s: %v", i, q, res.Err)
+			}
+		}
+		c.conn.(*sandboxConn).timeout = time.Nanosecond
+		end := "COMMIT"
+		if i%2 == 1 {
+			end = "ROLLBACK"
+		}
+		if res := c.exec(ctx, end, nil, false); res.Err != nil {
+			t.Fatalf("%d: %s under a 1 ns limit: %v", i, end, res.Err)
+		}
+	}
+	c.conn.(*sandboxConn).timeout = time.Hour
+	res := c.exec(ctx, "SELECT 1 FROM processed_messages WHERE message_id >= 'm-' AND message_id < 'm.'", nil, true)
+	if res.Err != nil || res.Found != 100 {
+		t.Fatalf("committed rows: %d, %v; want the 100 committed", res.Found, res.Err)
+	}
+}
