@@ -113,8 +113,9 @@ func Check(ctx context.Context, ex *Exercise, handlerSource string) (*CheckResul
 // course's own solutions, allows a minute so that a busy machine (a race
 // build in CI) does not turn a slow proof into a false failure. The
 // mutation suite, which judges verdicts and not speed (the benchmarks do),
-// raises it on a loaded machine.
-var checkTimeout = sandboxCheckTimeout
+// raises it on a loaded machine. A -race binary allows ten times as long
+// (sandboxSlowdown), as it does a statement.
+var checkTimeout = sandboxCheckTimeout * sandboxSlowdown
 
 func check(ctx context.Context, ex *Exercise, source string, prune bool) (*CheckResult, error) {
 	return checkOn(ctx, ex, source, prune, Ledger{})
