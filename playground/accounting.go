@@ -194,6 +194,7 @@ func (e *effectLedger) keyString() string {
 
 // messageAccount is one delivered message's outcome in the final ledger.
 type messageAccount struct {
+	delivered    bool // the message was delivered (only those are accounted)
 	applies      bool // its business rule says it takes effect
 	times        int  // how many times its effect is in the ledger; -1 when the figure is unexplained
 	firstAt      int  // step that first put it in
@@ -205,15 +206,31 @@ type messageAccount struct {
 	carriers     []string // the messages that carry its payment, when more than one does
 }
 
+// messageAccounts are the scenario's messages' accounts, in the order of
+// its messages (a scenario has a few: a slice, no map).
+type messageAccounts []messageAccount
+
+// of is the account of the message with the id; ok is false when it was
+// not delivered (or the scenario has no such message).
+func (as messageAccounts) of(sc *Scenario, id string) (messageAccount, bool) {
+	for i := range sc.Messages {
+		if sc.Messages[i].ID == id {
+			return as[i], as[i].delivered
+		}
+	}
+	return messageAccount{}, false
+}
+
 // account tells how many times each delivered message's effect is in the
-// committed ledger, against its business rule.
-func (s *sim) account(applies map[string]bool) map[string]messageAccount {
-	out := map[string]messageAccount{}
-	for _, m := range s.sc.Messages {
+// committed ledger, against its business rule. The accounts are in the
+// order of the scenario's messages; an undelivered one's is zero.
+func (s *sim) account(applies map[string]bool) messageAccounts {
+	out := make(messageAccounts, len(s.sc.Messages))
+	for i, m := range s.sc.Messages {
 		if !s.delivered[m.ID] {
 			continue
 		}
-		acc := messageAccount{applies: applies[m.ID]}
+		acc := messageAccount{delivered: true, applies: applies[m.ID]}
 		switch m.Kind {
 		case KindCredit:
 			a := s.fx.accounts[m.AccountID]
@@ -243,7 +260,7 @@ func (s *sim) account(applies map[string]bool) map[string]messageAccount {
 		case KindPrice:
 			s.accountPrice(&acc, &m)
 		}
-		out[m.ID] = acc
+		out[i] = acc
 	}
 	mergePayments(s.sc, out)
 	return out
@@ -274,46 +291,50 @@ func (s *sim) orderShipped(id string) bool {
 // mergePayments folds the credits that carry one payment (a producer that
 // published it twice, under two message ids) into one account: the
 // payment's effect is expected once, on the first of them delivered.
-func mergePayments(sc *Scenario, out map[string]messageAccount) {
+func mergePayments(sc *Scenario, out messageAccounts) {
 	if !sharesPaymentKey(sc) {
 		return
 	}
-	carriers := map[string][]string{} // business key → delivered credits, publish order
-	for _, m := range sc.Messages {
-		if _, ok := out[m.ID]; ok && m.Kind == KindCredit {
-			carriers[m.BusinessKey()] = append(carriers[m.BusinessKey()], m.ID)
+	carriers := map[string][]int{} // business key → delivered credits (their indexes), publish order
+	for i, m := range sc.Messages {
+		if out[i].delivered && m.Kind == KindCredit {
+			carriers[m.BusinessKey()] = append(carriers[m.BusinessKey()], i)
 		}
 	}
-	for _, ids := range carriers {
-		if len(ids) < 2 {
+	for _, idx := range carriers {
+		if len(idx) < 2 {
 			continue
 		}
-		first := out[ids[0]]
+		ids := make([]string, len(idx))
+		for k, i := range idx {
+			ids[k] = sc.Messages[i].ID
+		}
+		first := out[idx[0]]
 		first.times, first.carriers = 0, ids
 		var steps []int // each application of the payment, by any of its messages
-		for _, id := range ids {
-			acc := out[id]
+		for _, i := range idx {
+			acc := out[i]
 			if acc.times < 0 {
 				first.times = -1
 				break
 			}
 			first.times += acc.times
-			for i, at := range []int{acc.firstAt, acc.twiceAt} {
-				if acc.times > i && at > 0 {
+			for nth, at := range []int{acc.firstAt, acc.twiceAt} {
+				if acc.times > nth && at > 0 {
 					steps = append(steps, at)
 				}
 			}
 			if first.droppedAt == 0 {
 				first.droppedAt = acc.droppedAt
 			}
-			if id != ids[0] {
-				out[id] = messageAccount{} // its rule: no effect of its own
+			if i != idx[0] {
+				out[i] = messageAccount{delivered: true} // its rule: no effect of its own
 			}
 		}
 		sort.Ints(steps)
 		if len(steps) > 1 {
 			first.twiceAt = steps[1]
 		}
-		out[ids[0]] = first
+		out[idx[0]] = first
 	}
 }

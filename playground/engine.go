@@ -286,6 +286,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 	if probe != nil && probe.At == 0 {
 		refusals = s.answerProbe(probe)
 	}
+	var j judgement // the verdict after the latest event
 	for i, ev := range script.Events {
 		if err := s.over(); err != nil {
 			return nil, nil, err
@@ -319,7 +320,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 		sort.Strings(f.Changed)
 		// The verdict at this frame: the engine's per-message rule, on the
 		// run as it stands after the event.
-		j := s.judge(f.Actual)
+		j = s.judge(f.Actual)
 		f.Verdict, f.Effects = j.Verdict, j.Effects
 		if len(j.DeadLettered)+len(j.InFlight) > 0 {
 			f.Unsettled = append(append([]MessageOutcome(nil), j.DeadLettered...), j.InFlight...)
@@ -336,7 +337,7 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 	}
 	last := ht.Frames[len(ht.Frames)-1]
 	ht.Expected, ht.Actual, ht.Ledger = last.Expected, last.Actual, last.Ledger
-	s.verdict(ht, script)
+	s.verdict(ht, script, j) // nothing changed since the last frame's judgement
 	if testHookBeforeClose != nil && l.pg == nil {
 		testHookBeforeClose(l)
 	}

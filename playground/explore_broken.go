@@ -51,7 +51,7 @@ func (x *explorer) broken(s *sim, settled bool) (string, string) {
 	_, applies := s.reference(nil)
 	accounts := s.account(applies)
 	for _, id := range x.msgs {
-		acc, ok := accounts[id]
+		acc, ok := accounts.of(s.sc, id)
 		if !ok || dupInv == "" {
 			continue
 		}
@@ -77,7 +77,7 @@ func (x *explorer) broken(s *sim, settled bool) (string, string) {
 		return inv, d
 	}
 	for _, id := range x.msgs {
-		if acc, ok := accounts[id]; ok && lostInv != "" && acc.applies && acc.times == 0 {
+		if acc, ok := accounts.of(s.sc, id); ok && lostInv != "" && acc.applies && acc.times == 0 {
 			return lostInv, fmt.Sprintf("%s was acked but its effect is not in the ledger", id)
 		}
 	}

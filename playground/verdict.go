@@ -150,16 +150,17 @@ func (s *sim) judge(actual []Figure) judgement {
 	ht := judgement{Violations: []Violation{}, InFlight: []MessageOutcome{}, DeadLettered: []MessageOutcome{}}
 	_, applies := s.referenceAll()
 	accounts := s.account(applies)
-	unsettled := map[string]bool{} // in flight or dead-lettered, and not applied
-	for _, m := range s.sc.Messages {
-		if !s.delivered[m.ID] {
+	var unsettled map[string]bool // in flight or dead-lettered, and not applied
+	for i, m := range s.sc.Messages {
+		acc := accounts[i]
+		if !acc.delivered {
 			continue
 		}
 		// A message id is settled when every copy the producer published
 		// is: its effect is expected once whatever the number of copies.
-		st, acc := s.msgs[m.ID], accounts[m.ID]
+		st := s.msgs[m.ID]
 		if ht.Effects == nil {
-			ht.Effects = map[string]int{}
+			ht.Effects = make(map[string]int, len(s.delivered))
 		}
 		ht.Effects[m.ID] = acc.times
 		if acc.unexpectedAt > 0 && acc.times == 0 {
@@ -187,6 +188,9 @@ func (s *sim) judge(actual []Figure) judgement {
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictDuplicate, MessageID: m.ID, Step: acc.twiceAt,
 				Detail: fmt.Sprintf("%s applied %d times", m.ID, acc.times)})
 		case acc.applies && acc.times == 0 && (inFlight || dead != nil):
+			if unsettled == nil {
+				unsettled = map[string]bool{}
+			}
 			unsettled[m.ID] = true
 		case acc.applies && acc.times == 0 && acc.staleBy != "":
 			ht.Violations = append(ht.Violations, Violation{Kind: VerdictLost, MessageID: m.ID, Step: acc.staleAt, Detail: s.staleDetail(&m, acc)})
@@ -255,9 +259,9 @@ type judgement struct {
 	Effects                map[string]int // delivered message → times its effect is in the ledger (-1: unexplained)
 }
 
-// verdict fills in the run's verdict: the judgement after its last event.
-func (s *sim) verdict(ht *HandlerTrace, script *Script) {
-	j := s.judge(ht.Actual)
+// verdict fills in the run's verdict: j, the judgement after its last
+// event (its frame's).
+func (s *sim) verdict(ht *HandlerTrace, script *Script, j judgement) {
 	ht.Verdict, ht.Violations, ht.InFlight, ht.DeadLettered = j.Verdict, j.Violations, j.InFlight, j.DeadLettered
 	ht.OK = ht.Verdict == VerdictOK
 	if len(ht.Violations) == 0 {
