@@ -5,12 +5,15 @@ import (
 	"database/sql/driver"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // Ledgers are reused, not rebuilt. A fresh ledger costs a file written to
@@ -28,8 +31,9 @@ import (
 // a fresh ledger; TestLedgerPool_TracesMatchFresh compares traces):
 //   - every connection's transaction is rolled back;
 //   - if any connection committed anything since the last reset (the keeper
-//     connection's PRAGMA data_version, which SQLite changes on every commit
-//     by another connection), every table is emptied and refilled with the
+//     connection's data version, which SQLite changes on every commit:
+//     keeper.dataVersion), every table the mirror saw change (every table
+//     when it saw none) is emptied and refilled with the
 //     template's rows at their rowids, in one transaction on the keeper:
 //     same rows, rowids, values and storage classes (the schema has no
 //     AUTOINCREMENT, so the next rowid is max(rowid)+1 as on a fresh
@@ -180,16 +184,15 @@ func (p *ledgerPool) idleLedgers() int {
 }
 
 // keeper is a ledger's own plain connection that resets it: it runs no
-// handler and has no change hooks, so every commit it did not make shows in
-// its data_version. Its statements are prepared once.
+// handler and has no change hooks, and every commit since its last reset
+// shows in its data version (dataVersion). Its statements are prepared once.
 type keeper struct {
 	conn                    driver.Conn
 	begin, commit, rollback driver.Stmt
-	dataVersion             driver.Stmt
 	pageCount, freePages    driver.Stmt
 	deletes                 []driver.Stmt // per table, in tableOrder
 	inserts                 []driver.Stmt
-	version                 int64 // data_version after the last reset
+	version                 int64 // the data version after the last reset; -1: none yet
 }
 
 // errNotFresh: a ledger cannot be made to look fresh by a reset.
@@ -210,7 +213,6 @@ func (l *ledger) openKeeper() (*keeper, error) {
 		return s
 	}
 	k.begin, k.commit, k.rollback = prepare("BEGIN IMMEDIATE"), prepare("COMMIT"), prepare("ROLLBACK")
-	k.dataVersion = prepare("PRAGMA data_version")
 	// Two pragmas: one SELECT over both pragma functions costs five times more.
 	k.pageCount, k.freePages = prepare("PRAGMA page_count"), prepare("PRAGMA freelist_count")
 	for _, t := range tableOrder {
@@ -249,7 +251,7 @@ func (k *keeper) exec(s driver.Stmt, args []driver.NamedValue) error {
 }
 
 func (k *keeper) close() {
-	for _, s := range append(append([]driver.Stmt{k.begin, k.commit, k.rollback, k.dataVersion, k.pageCount, k.freePages}, k.deletes...), k.inserts...) {
+	for _, s := range append(append([]driver.Stmt{k.begin, k.commit, k.rollback, k.pageCount, k.freePages}, k.deletes...), k.inserts...) {
 		if s != nil {
 			s.Close()
 		}
@@ -257,13 +259,31 @@ func (k *keeper) close() {
 	k.conn.Close()
 }
 
+// dataVersion is the keeper's pager's data version, which SQLite changes
+// "whenever any change occurs to the corresponding database file, either
+// through SQL statements on the same database connection or through
+// transactions committed by separate database connections"
+// (SQLITE_FCNTL_DATA_VERSION, https://www.sqlite.org/c3ref/c_fcntl_begin_atomic_write.html).
+// The pager learns of another connection's commits when a transaction of
+// its own begins: read it inside one. A file control, not a statement:
+// PRAGMA data_version is prepared again at every run (SQLite expires a
+// pragma's statement after it runs once).
+func (k *keeper) dataVersion() (int64, error) {
+	fc, ok := k.conn.(sqlite.FileControl)
+	if !ok {
+		return 0, fmt.Errorf("ledger: the sqlite connection has no file control")
+	}
+	v, err := fc.FileControlDataVersion("main")
+	return int64(v), err
+}
+
 // reset returns the keeper's database to im's rows, in one transaction
 // that holds the write lock (so no other connection is inside one that
-// wrote): if any other connection committed since the last reset (the
-// keeper's data_version changed), the tables in dirty (every table when
-// dirty is empty: a commit the mirror did not see) are emptied and refilled
-// with im's rows at their rowids, and the file must have im's page count
-// and no free page.
+// wrote): if any connection committed since the last reset (the keeper's
+// data version changed), the tables in dirty (every table when dirty is
+// empty: a commit the mirror did not see) are emptied and refilled with
+// im's rows at their rowids, and the file must have im's page count and no
+// free page.
 func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
 	if err := k.exec(k.begin, nil); err != nil {
 		return err
@@ -272,12 +292,16 @@ func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
 	defer func() {
 		if err == nil && commit {
 			err = k.exec(k.commit, nil)
+			if err == nil {
+				// The keeper's own commit changed it too.
+				k.version, err = k.dataVersion()
+			}
 		}
 		if err != nil || !commit {
 			k.exec(k.rollback, nil)
 		}
 	}()
-	version, err := k.int(k.dataVersion)
+	version, err := k.dataVersion()
 	if err != nil || version == k.version {
 		return err
 	}
@@ -311,8 +335,7 @@ func (k *keeper) reset(im *ledgerImage, dirty map[string]bool) (err error) {
 	if free, err := k.int(k.freePages); err != nil || free != 0 {
 		return errNotFresh
 	}
-	// The keeper's own commit does not change its data_version.
-	k.version, commit = version, true
+	commit = true
 	return nil
 }
 
