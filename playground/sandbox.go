@@ -44,7 +44,8 @@ import (
 const (
 	sandboxStatementTimeout = 30 * time.Millisecond
 	sandboxCheckTimeout     = 5 * time.Second
-	sandboxMaxPages         = 128 // × 4 KiB pages: a 512 KiB ledger
+	sandboxMaxBytes         = 512 << 10 // a ledger's page cap, in bytes
+	sandboxMaxPages         = sandboxMaxBytes / ledgerPageSize
 	sandboxMaxLength        = 64 << 10
 	sandboxMaxSQLLength     = 8 << 10
 )
@@ -320,7 +321,7 @@ func sandboxError(parent, stmt context.Context, timeout time.Duration, err error
 		case sqlite3.SQLITE_AUTH:
 			return fmt.Errorf("%snot authorized: handler SQL may read and write the ledger's rows, and nothing else (no ATTACH, PRAGMA, schema changes, recursive queries or unlisted functions)", sandboxRefused)
 		case sqlite3.SQLITE_FULL:
-			return fmt.Errorf("%sthe ledger is capped at %d KiB and this statement would grow it past that", sandboxRefused, sandboxMaxPages*4)
+			return fmt.Errorf("%sthe ledger is capped at %d KiB and this statement would grow it past that", sandboxRefused, sandboxMaxBytes>>10)
 		case sqlite3.SQLITE_TOOBIG:
 			return fmt.Errorf("%sa value or statement is larger than the sandbox allows (%d KiB)", sandboxRefused, sandboxMaxLength>>10)
 		}
