@@ -2,6 +2,7 @@ package playground
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +21,8 @@ import (
 // makes the balance unexplained, and the verdict falls back to comparing
 // the figure. A ship message is in an order once for each of its shipment
 // rows that is still there.
+//
+// Its maps are made on their first write (most runs change few of them).
 type effectLedger struct {
 	accounts  map[string]*accountEffects
 	shipments map[int64]shipmentEffect // shipments rowid → who inserted it
@@ -29,10 +32,23 @@ type effectLedger struct {
 
 type accountEffects struct {
 	explained bool
-	applied   map[string]int // message → times its credit is in the balance
-	firstAt   map[string]int // message → step of the commit that first put it in
-	twiceAt   map[string]int // message → step of the commit that put it in a second time
-	droppedAt map[string]int // message → step of the commit that took it out
+	credits   map[string]creditEffect // message → its credit in the balance
+}
+
+// creditEffect is one message's credit in an account's balance.
+type creditEffect struct {
+	applied   int // times it is in the balance
+	firstAt   int // step of the commit that first put it in
+	twiceAt   int // step of the commit that put it in a second time
+	droppedAt int // step of the commit that took it out
+}
+
+// set records a message's credit.
+func (a *accountEffects) set(id string, c creditEffect) {
+	if a.credits == nil {
+		a.credits = map[string]creditEffect{}
+	}
+	a.credits[id] = c
 }
 
 type shipmentEffect struct {
@@ -41,36 +57,25 @@ type shipmentEffect struct {
 }
 
 func newEffectLedger(sc *Scenario) *effectLedger {
-	e := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}, outside: newOutsideWorld()}
-	for _, a := range sc.Accounts {
-		e.accounts[a.ID] = &accountEffects{explained: true, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
+	e := &effectLedger{accounts: make(map[string]*accountEffects, len(sc.Accounts)), outside: newOutsideWorld()}
+	all := make([]accountEffects, len(sc.Accounts))
+	for i, a := range sc.Accounts {
+		all[i].explained = true
+		e.accounts[a.ID] = &all[i]
 	}
 	return e
 }
 
 func (e *effectLedger) clone() *effectLedger {
-	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: map[int64]shipmentEffect{}, prices: map[string][]priceWrite{}, outside: e.outside.clone()}
-	for sku, ws := range e.prices {
-		out.prices[sku] = slices.Clone(ws)
+	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: maps.Clone(e.shipments), outside: e.outside.clone()}
+	if e.prices != nil {
+		out.prices = make(map[string][]priceWrite, len(e.prices))
+		for sku, ws := range e.prices {
+			out.prices[sku] = slices.Clone(ws)
+		}
 	}
 	for id, a := range e.accounts {
-		c := &accountEffects{explained: a.explained, applied: map[string]int{}, firstAt: map[string]int{}, twiceAt: map[string]int{}, droppedAt: map[string]int{}}
-		for k, v := range a.applied {
-			c.applied[k] = v
-		}
-		for k, v := range a.twiceAt {
-			c.twiceAt[k] = v
-		}
-		for k, v := range a.firstAt {
-			c.firstAt[k] = v
-		}
-		for k, v := range a.droppedAt {
-			c.droppedAt[k] = v
-		}
-		out.accounts[id] = c
-	}
-	for k, v := range e.shipments {
-		out.shipments[k] = v
+		out.accounts[id] = &accountEffects{explained: a.explained, credits: maps.Clone(a.credits)}
 	}
 	return out
 }
@@ -102,13 +107,15 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 			return
 		}
 		if _, isInt := ch.After[1].(int64); isInt && after-before == m.Amount {
-			a.applied[m.ID]++
-			if a.applied[m.ID] == 1 {
-				a.firstAt[m.ID] = step
+			c := a.credits[m.ID]
+			c.applied++
+			if c.applied == 1 {
+				c.firstAt = step
 			}
-			if a.applied[m.ID] == 2 {
-				a.twiceAt[m.ID] = step
+			if c.applied == 2 {
+				c.twiceAt = step
 			}
+			a.set(m.ID, c)
 			return
 		}
 		if _, isInt := ch.After[1].(int64); isInt && after == m.Balance {
@@ -118,11 +125,12 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 				if o.Kind != KindCredit || o.AccountID != m.AccountID || sc.repeats(&o) {
 					continue // a repeated payment is never in a balance
 				}
-				if inPrefix {
-					a.applied[o.ID] = 1
-				} else if a.applied[o.ID] > 0 {
-					a.applied[o.ID] = 0
-					a.droppedAt[o.ID] = step
+				if c := a.credits[o.ID]; inPrefix {
+					c.applied = 1
+					a.set(o.ID, c)
+				} else if c.applied > 0 {
+					c.applied, c.droppedAt = 0, step
+					a.set(o.ID, c)
 				}
 				if o.ID == m.ID {
 					inPrefix = false
@@ -135,6 +143,9 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 	case "prices":
 		e.recordPrice(ch, step)
 	case "shipments":
+		if e.shipments == nil {
+			e.shipments = map[int64]shipmentEffect{}
+		}
 		switch ch.Op {
 		case "insert":
 			e.shipments[ch.NewRowID] = shipmentEffect{order: valueText(ch.After[0]), message: ch.Message, step: step}
@@ -171,10 +182,10 @@ func (e *effectLedger) keyString() string {
 	for _, id := range ids {
 		a := e.accounts[id]
 		fmt.Fprintf(&b, "%s:%v:", id, a.explained)
-		ms := make([]string, 0, len(a.applied))
-		for m, n := range a.applied {
-			if n > 0 {
-				ms = append(ms, fmt.Sprintf("%s×%d", m, n))
+		ms := make([]string, 0, len(a.credits))
+		for m, c := range a.credits {
+			if c.applied > 0 {
+				ms = append(ms, fmt.Sprintf("%s×%d", m, c.applied))
 			}
 		}
 		sort.Strings(ms)
@@ -238,7 +249,8 @@ func (s *sim) account(applies map[string]bool) messageAccounts {
 				acc.times = -1
 				break
 			}
-			acc.times, acc.firstAt, acc.twiceAt, acc.droppedAt = a.applied[m.ID], a.firstAt[m.ID], a.twiceAt[m.ID], a.droppedAt[m.ID]
+			c := a.credits[m.ID]
+			acc.times, acc.firstAt, acc.twiceAt, acc.droppedAt = c.applied, c.firstAt, c.twiceAt, c.droppedAt
 		case KindShip:
 			ships := s.fx.shipmentsOf(m.OrderID)
 			if !acc.applies {

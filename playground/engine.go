@@ -122,7 +122,7 @@ type sim struct {
 type worker struct {
 	name      string
 	db        *dbConn
-	filter    map[string]bool
+	filter    map[string]bool // the in-process filter's ids; nil until the first (remember)
 	job       *job
 	blockedAt int // >0 while the worker waits on a lock: the order it blocked in
 }
@@ -234,7 +234,7 @@ func newSim(ctx context.Context, sc *Scenario, h *Handler, l *ledger) *sim {
 		delivered: map[string]bool{}, fx: newEffectLedger(sc), changed: map[string]bool{},
 	}
 	for _, name := range sc.Workers {
-		w := &worker{name: name, filter: map[string]bool{}}
+		w := &worker{name: name}
 		s.workers = append(s.workers, w)
 		s.byName[name] = w
 	}

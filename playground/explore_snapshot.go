@@ -110,7 +110,7 @@ func (snap *exploreSnapshot) restoreInto(s *sim) *sim {
 	}
 	for _, w := range s.workers {
 		for id := range snap.filters[w.name] {
-			w.filter[id] = true
+			w.remember(id)
 		}
 	}
 	return s

@@ -106,6 +106,9 @@ func (e *effectLedger) recordPrice(ch rowChange, step int) {
 	}
 	price, _ := ch.After[1].(int64)
 	sku := valueText(ch.After[0])
+	if e.prices == nil {
+		e.prices = map[string][]priceWrite{}
+	}
 	e.prices[sku] = append(e.prices[sku], priceWrite{message: ch.Message, price: price, step: step})
 }
 

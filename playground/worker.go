@@ -253,7 +253,7 @@ func (s *sim) finishJob(w *worker) {
 	id := j.msg.m.ID
 	base := Step{Worker: w.name, Message: id, Attempt: j.attempt, Copy: j.msg.label()}
 	if s.h.Filter {
-		w.filter[id] = true
+		w.remember(id)
 	}
 	if j.batch { // a partition's record: no ack, the batch goes on (offsets.go)
 		w.job = nil
@@ -287,6 +287,14 @@ func (s *sim) finishJob(w *worker) {
 	s.record(base)
 }
 
+// remember adds a message id to the worker's in-process filter.
+func (w *worker) remember(id string) {
+	if w.filter == nil {
+		w.filter = map[string]bool{}
+	}
+	w.filter[id] = true
+}
+
 // crash kills (or restarts) a worker: its open transaction is rolled back,
 // its message is neither processed further nor acked, its filter is lost.
 func (s *sim) crash(w *worker, kind, note string) error {
@@ -303,7 +311,7 @@ func (s *sim) crash(w *worker, kind, note string) error {
 	}
 	w.job = nil
 	w.blockedAt = 0
-	w.filter = map[string]bool{}
+	w.filter = nil
 	if s.part != nil {
 		s.partitionWorkerDied(w, kind)
 	}
