@@ -89,15 +89,14 @@ type meter struct {
 	rows       int64
 	bytes      int64
 	began      time.Time
-	clock      int32 // the run's thread CPU clock, when cpuOK
-	cpuStart   int64
+	cpuStart   int64 // the run's thread's CPU time (threadCPU) at the start, when cpuOK
 	cpuOK      bool
 	err        *BudgetError // the first limit crossed
 }
 
 // newMeter starts metering a run. When the budget caps CPU time, the run's
-// goroutine is locked to its thread so that the thread's clock is the run's;
-// stop unlocks it.
+// goroutine is locked to its thread so that the thread's clock is the run's
+// (the run reads it on that thread, at its checks); stop unlocks it.
 func newMeter(b *Budget) *meter {
 	if b == nil {
 		return nil
@@ -105,9 +104,7 @@ func newMeter(b *Budget) *meter {
 	m := &meter{b: *b, began: time.Now()}
 	if b.CPU > 0 {
 		runtime.LockOSThread()
-		if m.clock, m.cpuOK = threadClock(); m.cpuOK {
-			m.cpuStart, m.cpuOK = clockNanos(m.clock)
-		}
+		m.cpuStart, m.cpuOK = threadCPU()
 	}
 	return m
 }
@@ -127,7 +124,7 @@ func (m *meter) stop(u *Usage) {
 	}
 	if u != nil {
 		*u = Usage{Deliveries: m.deliveries, Steps: m.steps, Wall: time.Since(m.began)}
-		if now, ok := clockNanos(m.clock); ok && m.cpuOK {
+		if now, ok := threadCPU(); ok && m.cpuOK {
 			u.CPU = time.Duration(now - m.cpuStart)
 		}
 	}
@@ -213,7 +210,7 @@ func (m *meter) check() error {
 			m.cross(LimitWall, int64(m.b.Wall))
 		}
 		if m.cpuOK && wall > m.b.CPU {
-			if now, ok := clockNanos(m.clock); ok && time.Duration(now-m.cpuStart) > m.b.CPU {
+			if now, ok := threadCPU(); ok && time.Duration(now-m.cpuStart) > m.b.CPU {
 				m.cross(LimitCPU, int64(m.b.CPU))
 			}
 		}

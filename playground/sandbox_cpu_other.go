@@ -6,3 +6,4 @@ package playground
 // to wall-clock time.
 func threadClock() (int32, bool)           { return 0, false }
 func clockNanos(clock int32) (int64, bool) { return 0, false }
+func threadCPU() (int64, bool)             { return 0, false }
