@@ -303,7 +303,11 @@ func runHandler(ctx context.Context, m *meter, sc *Scenario, tmpl *ledgerImage, 
 			// figures and rows (they are never modified).
 			f.Actual, f.Ledger = ht.Frames[prev].Actual, ht.Frames[prev].Ledger
 		} else {
-			f.Actual, f.Ledger = s.actual(), s.snapshot()
+			var prevLedger []TableRows
+			if prev >= 0 {
+				prevLedger = ht.Frames[prev].Ledger
+			}
+			f.Actual, f.Ledger = s.actual(), s.snapshotAfter(prevLedger)
 			s.meter.chargeSnapshot(f.Ledger)
 		}
 		if prev := len(ht.Frames) - 1; prev >= 0 && len(s.delivered) == expectedFor {

@@ -649,22 +649,30 @@ func (l *ledger) snapshot() []TableRows { return renderTables(l.committed) }
 func renderTables(state tableState) []TableRows {
 	out := make([]TableRows, 0, len(tableOrder))
 	for _, t := range tableOrder {
-		rows := state[t]
-		if len(rows) == 0 && storyTables[t] {
-			continue
+		if tr, ok := renderTable(state, t); ok {
+			out = append(out, tr)
 		}
-		ids := make([]int64, 0, len(rows))
-		for id := range rows {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		tr := TableRows{Table: t, Columns: tableColumns[t], Rows: make([]Row, len(ids))}
-		for i, id := range ids {
-			tr.Rows[i] = Row{Key: rowKey(t, id, rows[id]), Values: rows[id]}
-		}
-		out = append(out, tr)
 	}
 	return out
+}
+
+// renderTable renders one table's rows in rowid order; ok is false for a
+// story table left out while it is empty.
+func renderTable(state tableState, t string) (TableRows, bool) {
+	rows := state[t]
+	if len(rows) == 0 && storyTables[t] {
+		return TableRows{}, false
+	}
+	ids := make([]int64, 0, len(rows))
+	for id := range rows {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	tr := TableRows{Table: t, Columns: tableColumns[t], Rows: make([]Row, len(ids))}
+	for i, id := range ids {
+		tr.Rows[i] = Row{Key: rowKey(t, id, rows[id]), Values: rows[id]}
+	}
+	return tr, true
 }
 
 // close ends a run's use of a ledger for good: shut, and no longer counted

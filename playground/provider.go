@@ -2,6 +2,7 @@ package playground
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -315,6 +316,39 @@ func (sc *Scenario) outsideTables(o *outsideWorld) []TableRows {
 // systems' records.
 func (s *sim) snapshot() []TableRows {
 	return append(s.l.snapshot(), s.sc.outsideTables(s.fx.outside)...)
+}
+
+// snapshotReuseOff makes every frame's snapshot whole: tests compare.
+var snapshotReuseOff bool
+
+// snapshotAfter is snapshot after an event whose previous frame's rows
+// were prev (nil: none): a ledger table that no commit of the event changed
+// (s.changed) is prev's, as rendered then (rows are never modified).
+func (s *sim) snapshotAfter(prev []TableRows) []TableRows {
+	if prev == nil || snapshotReuseOff {
+		return s.snapshot()
+	}
+	var changed uint64 // bit i: tableOrder[i]
+	for k := range s.changed {
+		if t, _, ok := strings.Cut(k, "/"); ok {
+			if i := slices.Index(tableOrder, t); i >= 0 {
+				changed |= 1 << i
+			}
+		}
+	}
+	out := make([]TableRows, 0, len(prev)+1)
+	for i, t := range tableOrder {
+		if changed&(1<<i) == 0 {
+			if j := slices.IndexFunc(prev, func(tr TableRows) bool { return tr.Table == t }); j >= 0 {
+				out = append(out, prev[j])
+				continue
+			}
+		}
+		if tr, ok := renderTable(s.l.committed, t); ok {
+			out = append(out, tr)
+		}
+	}
+	return append(out, s.sc.outsideTables(s.fx.outside)...)
 }
 
 // outsideViolations judges the effects outside the database per message:
