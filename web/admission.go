@@ -94,9 +94,9 @@ type runOutput struct {
 	cpu         time.Duration // the run's CPU time (rendering aside)
 }
 
-// size is what the answer holds in memory: its body, a compressed copy
-// (about a fifth, made on first use) and a little more.
-func (o *runOutput) size() int64 { return int64(len(o.body.identity.body))*6/5 + 128 }
+// size is what the answer holds in memory: its body's bytes and a little
+// more.
+func (o *runOutput) size() int64 { return o.body.bytesHeld() + 128 }
 
 // write sends the answer through the one body writer: 200s with their
 // ETag (304 when it matches), a refusal never stored.
@@ -120,9 +120,21 @@ type flight struct {
 // errClientGone ends a computation nobody waits for any more.
 var errClientGone = errors.New("every client waiting for this run went away")
 
-// computeFunc computes an answer within ctx and the budget; etag is the
-// answer's entity tag (stateETag), which its payload carries.
-type computeFunc func(ctx context.Context, budget *playground.Budget, etag string) (*runOutput, error)
+// computeFunc computes an answer within ctx and the budget, and makes its
+// payload with form.payload.
+type computeFunc func(ctx context.Context, budget *playground.Budget, form answerForm) (*runOutput, error)
+
+// answerForm is how a computed answer's payload is made: its entity tag
+// (stateETag), and whether the request computing it takes gzip, in which
+// case only the compressed bytes are kept (answerPayload).
+type answerForm struct {
+	etag string
+	gzip bool
+}
+
+// payload makes the answer's payload from body, a render buffer its caller
+// reuses.
+func (f answerForm) payload(body []byte) *payload { return answerPayload(body, f.etag, f.gzip) }
 
 // stateETag is the entity tag of the answer to key within one course
 // generation: a run is a pure function of its URL and the course, so the
@@ -142,10 +154,11 @@ func (a *admission) stateETag(key string, gen uint64) string {
 }
 
 // run answers key from the cache, or joins the computation in flight for
-// it, or starts one; source says which (hit, shared, miss). It returns
+// it, or starts one; source says which (hit, shared, miss). gzip says the
+// request takes gzip: a computation it starts keeps its answer compressed. It returns
 // ctx's error when the client went away first, a *serverError when the server
 // is busy, or compute's error.
-func (a *admission) run(ctx context.Context, key string, compute computeFunc) (out *runOutput, source string, err error) {
+func (a *admission) run(ctx context.Context, key string, gzip bool, compute computeFunc) (out *runOutput, source string, err error) {
 	if out, ok := a.cache.get(key); ok {
 		a.metrics.cacheHit("hit")
 		return out, "hit", nil
@@ -167,7 +180,7 @@ func (a *admission) run(ctx context.Context, key string, compute computeFunc) (o
 		// were 5% of its CPU). If its client leaves meanwhile, it stops
 		// waiting as a joiner would, and the run goes on only for others.
 		stop := context.AfterFunc(ctx, func() { a.leave(f) })
-		a.compute(runCtx, key, gen, f, compute)
+		a.compute(runCtx, key, answerForm{etag: a.stateETag(key, gen), gzip: gzip}, gen, f, compute)
 		if !stop() {
 			return nil, "miss", ctx.Err()
 		}
@@ -197,7 +210,7 @@ func (a *admission) leave(f *flight) {
 }
 
 // compute runs one computation in a slot, and caches what it may.
-func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flight, compute computeFunc) {
+func (a *admission) compute(ctx context.Context, key string, form answerForm, gen uint64, f *flight, compute computeFunc) {
 	defer func() {
 		if v := recover(); v != nil {
 			f.out, f.err = nil, fmt.Errorf("panic computing %s: %v", english.Truncate(key, 200), v)
@@ -225,7 +238,7 @@ func (a *admission) compute(ctx context.Context, key string, gen uint64, f *flig
 	b := a.budget
 	ctx, cancel := context.WithTimeout(ctx, b.Wall+time.Second) // the budget's wall clock stops it first
 	defer cancel()
-	f.out, f.err = compute(ctx, &b, a.stateETag(key, gen))
+	f.out, f.err = compute(ctx, &b, form)
 	var be *playground.BudgetError
 	if errors.As(f.err, &be) && be.Limit == playground.LimitWall {
 		f.err = a.busy()

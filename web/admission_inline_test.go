@@ -20,14 +20,14 @@ func TestAdmission_LeaderLeavesJoinerStillAnswered(t *testing.T) {
 	s := newTestServer(t, Config{})
 	a := s.adm
 	started, release := make(chan struct{}), make(chan struct{})
-	compute := func(ctx context.Context, _ *playground.Budget, etag string) (*runOutput, error) {
+	compute := func(ctx context.Context, _ *playground.Budget, form answerForm) (*runOutput, error) {
 		close(started)
 		select {
 		case <-release:
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
-		return &runOutput{status: http.StatusOK, contentType: htmlContentType, body: requestPayload([]byte("answer"), etag)}, nil
+		return &runOutput{status: http.StatusOK, contentType: htmlContentType, body: form.payload([]byte("answer"))}, nil
 	}
 	leaderCtx, leave := context.WithCancel(context.Background())
 	type result struct {
@@ -37,12 +37,12 @@ func TestAdmission_LeaderLeavesJoinerStillAnswered(t *testing.T) {
 	}
 	leader, joiner := make(chan result, 1), make(chan result, 1)
 	go func() {
-		out, source, err := a.run(leaderCtx, "k", compute)
+		out, source, err := a.run(leaderCtx, "k", true, compute)
 		leader <- result{out, source, err}
 	}()
 	<-started
 	go func() {
-		out, source, err := a.run(context.Background(), "k", compute)
+		out, source, err := a.run(context.Background(), "k", false, compute)
 		joiner <- result{out, source, err}
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
@@ -75,10 +75,10 @@ func TestAdmission_LeaderLeavesJoinerStillAnswered(t *testing.T) {
 func TestAdmission_ComputesOnTheRequestsGoroutine(t *testing.T) {
 	s := newTestServer(t, Config{})
 	var stack []byte
-	_, source, err := s.adm.run(context.Background(), "g", func(ctx context.Context, _ *playground.Budget, etag string) (*runOutput, error) {
+	_, source, err := s.adm.run(context.Background(), "g", true, func(ctx context.Context, _ *playground.Budget, form answerForm) (*runOutput, error) {
 		stack = make([]byte, 64<<10)
 		stack = stack[:runtime.Stack(stack, false)]
-		return &runOutput{status: http.StatusOK, contentType: htmlContentType, body: requestPayload([]byte("x"), etag)}, nil
+		return &runOutput{status: http.StatusOK, contentType: htmlContentType, body: form.payload([]byte("x"))}, nil
 	})
 	if err != nil || source != "miss" {
 		t.Fatalf("source %q, err %v", source, err)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -27,7 +26,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 		return err
 	}
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.adm.run(s.onLedger(r), key, compute)
+	out, source, err := s.adm.run(s.onLedger(r), key, acceptsGzip(r.Header.Get("Accept-Encoding")), compute)
 	if err != nil {
 		return err
 	}
@@ -94,7 +93,7 @@ func refusedView(v *siteView, place pgPlace, state pgState, limit, message strin
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
 func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *pgState, draw func(*playgroundView) templ.Component) computeFunc {
-	return func(ctx context.Context, b *playground.Budget, etag string) (*runOutput, error) {
+	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
 		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q, decoded)
@@ -107,34 +106,28 @@ func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Sc
 		} else if err != nil {
 			return nil, err
 		}
-		body, err := renderCapped(ctx, draw(pv), s.adm.renderCap)
+		buf := renderBuffers.take(s.adm.renderCap)
+		defer renderBuffers.release(buf)
+		err = renderInto(ctx, draw(pv), buf)
 		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok && out.refusal == "" {
 			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
-			body, err = renderCapped(ctx, draw(pv), s.adm.renderCap)
+			err = renderInto(ctx, draw(pv), buf)
 		}
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = requestPayload(body, etag), time.Since(start), used.CPU
+		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
 		s.metrics.observeRun(out.took)
 		return out, nil
 	}
 }
 
-// renderCapped renders c into at most limit bytes.
-func renderCapped(ctx context.Context, c templ.Component, limit int) ([]byte, error) {
-	buf := &cappedBuffer{max: limit}
-	// Grown once to about the last answer's size (at most 256 KB): a
-	// click's fragment is tens of KB, which doubling from nothing copies
-	// five times over.
-	buf.Grow(min(limit, 256<<10, int(renderedSize.Load())*9/8+512))
-	err := c.Render(ctx, buf)
-	renderedSize.Store(int64(buf.Len()))
-	return buf.Bytes(), err
+// renderInto renders c into buf, emptied first (a render buffer,
+// renderBuffers.take: it refuses to grow past its cap).
+func renderInto(ctx context.Context, c templ.Component, buf *cappedBuffer) error {
+	buf.Reset()
+	return c.Render(ctx, buf)
 }
-
-// renderedSize is the size of the last answer renderCapped drew.
-var renderedSize atomic.Int64
 
 // inLayout is content drawn inside a layout (page, embedPage).
 func inLayout(layout, content templ.Component) templ.Component {
@@ -146,27 +139,28 @@ func inLayout(layout, content templ.Component) templ.Component {
 // apiRunCompute runs an API request and encodes its trace; a run over its
 // budget, or a trace over renderCap, is a 422 whose error names the limit.
 func (s *Server) apiRunCompute(req playground.Request) computeFunc {
-	return func(ctx context.Context, b *playground.Budget, etag string) (*runOutput, error) {
+	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
 		req.Budget, req.Usage = b, &used
 		tr, err := playground.Run(ctx, req)
 		out := &runOutput{status: http.StatusOK, contentType: jsonContentType}
-		var body []byte
+		buf := renderBuffers.take(s.adm.renderCap)
+		defer renderBuffers.release(buf)
 		if err == nil {
-			body, err = json.Marshal(tr)
-			if err == nil && len(body) > s.adm.renderCap {
-				err = errRenderCap
-			}
+			// As json.Marshal, then a newline; a trace over the cap is
+			// refused by buf.
+			err = json.NewEncoder(buf).Encode(tr)
 		}
 		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
 			out.status, out.refusal = http.StatusUnprocessableEntity, limit
-			body, err = json.Marshal(apiError{Error: msg, Field: "budget", Limit: limit})
+			buf.Reset()
+			err = json.NewEncoder(&buf.Buffer).Encode(apiError{Error: msg, Field: "budget", Limit: limit})
 		}
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = requestPayload(append(body, '\n'), etag), time.Since(start), used.CPU
+		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
 		s.metrics.observeRun(out.took)
 		return out, nil
 	}

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -51,12 +53,20 @@ var (
 	gzipEncoding       = []string{"gzip"}
 )
 
-// payload is a response body with its ETag, as is and gzip-compressed. The
-// gzip variant is made on first use, so that a body nobody asks compressed
-// (and a re-rendered course's pages) never pays for compressing. A payload
-// never changes once made, so pre-rendered ones are shared by every request.
+// payload is a response body with its ETag, as is and gzip-compressed. It
+// holds one variant when made and the other on demand:
+//   - a body rendered once (newPayload) or made for one request and not
+//     kept (requestPayload) is held as is; its gzip variant is made on
+//     first use, so that a body nobody asks compressed never pays for it;
+//   - an answer made for a request that takes gzip (answerPayload), which
+//     the run cache may keep, is held compressed only: a client that does
+//     not take gzip (rare: browsers all do) gets it inflated per request.
+//
+// A payload never changes once made, so pre-rendered ones are shared by
+// every request.
 type payload struct {
-	identity variant
+	identity variant // body nil when the payload is held compressed only
+	size     int     // of the identity body
 	hash     string
 	zipper   *gzipper
 	gzipOnce sync.Once
@@ -86,40 +96,98 @@ func requestPayload(body []byte, etag string) *payload {
 	return makePayload(body, etag, requestGzip)
 }
 
+// answerPayload prepares an answer made for one request from body, which
+// the caller reuses afterwards (a render buffer): when the request takes
+// gzip and compressing pays, only the compressed bytes are kept, else a
+// copy of body. etag is as requestPayload's.
+func answerPayload(body []byte, etag string, gzip bool) *payload {
+	p := makePayload(body, etag, requestGzip)
+	if gzip && p.size >= minGzipSize {
+		z := requestGzip.compress(body)
+		p.gzipOnce.Do(func() {
+			if worthCompressing(z, body) {
+				p.gzip = p.gzipVariant(z)
+			}
+		})
+	}
+	if p.gzip != nil {
+		p.identity.body = nil
+	} else {
+		p.identity.body = bytes.Clone(body)
+	}
+	return p
+}
+
 func makePayload(body []byte, hash string, zipper *gzipper) *payload {
 	if hash == "" {
 		sum := sha256.Sum256(body)
 		hash = hex.EncodeToString(sum[:8])
 	}
-	return &payload{identity: variant{body: body, etag: []string{`"` + hash + `"`}}, hash: hash, zipper: zipper}
+	return &payload{identity: variant{body: body, etag: []string{`"` + hash + `"`}}, size: len(body), hash: hash, zipper: zipper}
+}
+
+// worthCompressing: z, body compressed, saves at least a tenth.
+func worthCompressing(z, body []byte) bool { return len(z) < len(body)*9/10 }
+
+func (p *payload) gzipVariant(z []byte) *variant {
+	return &variant{body: z, etag: []string{`"` + p.hash + `-gz"`}}
 }
 
 // gzipped returns the compressed variant, making it the first time, or nil
 // when the body is too small or does not compress.
 func (p *payload) gzipped() *variant {
 	p.gzipOnce.Do(func() {
-		if len(p.identity.body) < minGzipSize {
+		if p.size < minGzipSize {
 			return
 		}
-		if z := p.zipper.compress(p.identity.body); len(z) < len(p.identity.body)*9/10 {
-			p.gzip = &variant{body: z, etag: []string{`"` + p.hash + `-gz"`}}
+		if z := p.zipper.compress(p.identity.body); worthCompressing(z, p.identity.body) {
+			p.gzip = p.gzipVariant(z)
 		}
 	})
 	return p.gzip
 }
 
+// plain returns the identity variant: of a payload held compressed only,
+// inflated for this request and not kept (the run cache counts the bytes
+// it keeps).
+func (p *payload) plain() *variant {
+	if p.identity.body != nil || p.size == 0 {
+		return &p.identity
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(p.gzip.body))
+	body := make([]byte, p.size)
+	if err == nil {
+		_, err = io.ReadFull(zr, body)
+	}
+	if err != nil {
+		// The bytes were compressed here, from a body of this size: a
+		// failure is our bug, which withRecovery logs and answers as a 500.
+		panic(fmt.Sprintf("inflating an answer compressed here: %v", err))
+	}
+	return &variant{body: body, etag: p.identity.etag}
+}
+
+// bytesHeld is about the memory the payload's bodies take: a body held as
+// is may be joined by its gzip variant, about a fifth of it.
+func (p *payload) bytesHeld() int64 {
+	if p.identity.body == nil {
+		return int64(len(p.gzip.body))
+	}
+	return int64(len(p.identity.body)) * 6 / 5
+}
+
 // gzipper compresses at one level, reusing its writers: a few kept in a
-// free list of its own, since a sync.Pool is emptied by every garbage
-// collection and a new writer allocates its tables again (about 800 KB at
-// level 1, 1.4 MB at level 9).
+// free list, since a sync.Pool is emptied by every garbage collection and a
+// new writer allocates its tables again (about 800 KB at level 1, 1.4 MB at
+// level 9).
 type gzipper struct {
 	level   int
-	writers chan *gzip.Writer
+	writers freeList[*gzip.Writer]
 }
 
 // newGzipper returns a gzipper that keeps up to kept idle writers.
 func newGzipper(level, kept int) *gzipper {
-	return &gzipper{level: level, writers: make(chan *gzip.Writer, kept)}
+	return &gzipper{level: level, writers: newFreeList[*gzip.Writer](kept)}
 }
 
 var (
@@ -141,19 +209,15 @@ var (
 func (z *gzipper) compress(body []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(body)/4 + 64) // a page compresses to about a fifth: one allocation
-	var zw *gzip.Writer
-	select {
-	case zw = <-z.writers:
+	zw, ok := z.writers.get()
+	if ok {
 		zw.Reset(&buf)
-	default:
+	} else {
 		zw, _ = gzip.NewWriterLevel(&buf, z.level) // a valid level: no error
 	}
 	zw.Write(body) // writes to a bytes.Buffer: no error
 	zw.Close()
-	select {
-	case z.writers <- zw:
-	default:
-	}
+	z.writers.put(zw)
 	return buf.Bytes()
 }
 
@@ -169,15 +233,17 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType [
 	h := w.Header()
 	h["Content-Type"] = contentType
 	h["Cache-Control"] = cacheControl[cache]
-	v := &p.identity
-	if len(v.body) >= minGzipSize {
+	var v *variant
+	if p.size >= minGzipSize {
 		h["Vary"] = varyAcceptEncoding
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			if gz := p.gzipped(); gz != nil {
-				v = gz
+			if v = p.gzipped(); v != nil {
 				h["Content-Encoding"] = gzipEncoding
 			}
 		}
+	}
+	if v == nil {
+		v = p.plain()
 	}
 	// ServeContent leaves Content-Length to the caller when the body is
 	// encoded; it replaces it for a range and removes it for a 304.
@@ -227,29 +293,34 @@ func (w directWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // writeHTML renders content, inside layout unless it is nil (a fragment),
 // into a buffer and writes it. Nothing is written if rendering fails.
 func writeHTML(w http.ResponseWriter, r *http.Request, status int, cache caching, layout, content templ.Component) error {
-	var buf bytes.Buffer
-	var err error
-	if layout == nil {
-		err = content.Render(r.Context(), &buf)
-	} else {
-		err = layout.Render(templ.WithChildren(r.Context(), content), &buf)
+	buf := renderBuffers.take(math.MaxInt)
+	defer renderBuffers.release(buf)
+	if layout != nil {
+		content = inLayout(layout, content)
 	}
-	if err != nil {
+	if err := renderInto(r.Context(), content, buf); err != nil {
 		return err
 	}
-	writeBody(w, r, status, htmlContentType, cache, requestPayload(buf.Bytes(), ""))
+	writeAnswer(w, r, status, htmlContentType, cache, buf.Bytes())
 	return nil
 }
 
 // writeJSON writes v as JSON, followed by a newline. Nothing is written if
 // v cannot be encoded.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, cache caching, v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
+	buf := renderBuffers.take(math.MaxInt)
+	defer renderBuffers.release(buf)
+	if err := json.NewEncoder(buf).Encode(v); err != nil { // as json.Marshal, and a newline
 		return err
 	}
-	writeBody(w, r, status, jsonContentType, cache, requestPayload(append(body, '\n'), ""))
+	writeAnswer(w, r, status, jsonContentType, cache, buf.Bytes())
 	return nil
+}
+
+// writeAnswer writes body, made for this request in a buffer the caller
+// reuses, compressed only if the request takes gzip.
+func writeAnswer(w http.ResponseWriter, r *http.Request, status int, contentType []string, cache caching, body []byte) {
+	writeBody(w, r, status, contentType, cache, answerPayload(body, "", acceptsGzip(r.Header.Get("Accept-Encoding"))))
 }
 
 // acceptsGzip reads an Accept-Encoding header: gzip (or *) listed without q=0.

@@ -233,7 +233,7 @@ func BenchmarkGzipLevel(b *testing.B) {
 	for _, level := range []struct {
 		name  string
 		level int
-	}{{"huffman-only", gzip.HuffmanOnly}, {"1", gzip.BestSpeed}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}, {"stdlib-1", stdlibLevel}} {
+	}{{"huffman-only", gzip.HuffmanOnly}, {"stateless", gzip.StatelessCompression}, {"1", gzip.BestSpeed}, {"2", 2}, {"3", 3}, {"4", 4}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}, {"stdlib-1", stdlibLevel}} {
 		b.Run(level.name, func(b *testing.B) {
 			z := newGzipper(level.level, 1)
 			compress := z.compress

@@ -1,0 +1,62 @@
+package web
+
+// freeList keeps up to a fixed number of idle things for reuse. Unlike a
+// sync.Pool it is not emptied by every garbage collection, and it never
+// holds more than its bound.
+type freeList[T any] struct{ idle chan T }
+
+func newFreeList[T any](kept int) freeList[T] { return freeList[T]{idle: make(chan T, kept)} }
+
+// get returns an idle thing, or false when none is kept.
+func (l freeList[T]) get() (T, bool) {
+	select {
+	case x := <-l.idle:
+		return x, true
+	default:
+		var zero T
+		return zero, false
+	}
+}
+
+// put keeps x for reuse, unless the list is full.
+func (l freeList[T]) put(x T) {
+	select {
+	case l.idle <- x:
+	default:
+	}
+}
+
+// maxKeptRenderBuffer is the largest render buffer kept for reuse: a
+// click's fragment is tens of KB and a page about 100 KB; a rare answer
+// near renderCap (3 MB) is not worth holding memory for.
+const maxKeptRenderBuffer = 256 << 10
+
+// renderBuffers keeps the buffers answers are rendered into, one per run
+// that may compute at once: an answer is compressed (or copied) out of its
+// buffer into the payload it is sent and cached as, and the buffer is
+// reused, so a click allocates no buffer of tens of KB that the garbage
+// collector then has to clear and sweep.
+var renderBuffers = renderBufferList{newFreeList[*cappedBuffer](admissionSlots())}
+
+// renderBufferList is a free list of render buffers.
+type renderBufferList struct{ freeList[*cappedBuffer] }
+
+// take returns an empty buffer refusing to grow past max bytes; give it
+// back with release once nothing refers to its bytes.
+func (l renderBufferList) take(max int) *cappedBuffer {
+	b, ok := l.get()
+	if !ok {
+		b = &cappedBuffer{}
+		b.Grow(32 << 10) // about a click's fragment
+	}
+	b.Reset()
+	b.max = max
+	return b
+}
+
+// release gives b back for reuse, unless it grew past maxKeptRenderBuffer.
+func (l renderBufferList) release(b *cappedBuffer) {
+	if b.Cap() <= maxKeptRenderBuffer {
+		l.put(b)
+	}
+}
