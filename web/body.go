@@ -176,18 +176,24 @@ func (p *payload) bytesHeld() int64 {
 	return int64(len(p.identity.body)) * 6 / 5
 }
 
-// gzipper compresses at one level, reusing its writers: a few kept in a
-// free list, since a sync.Pool is emptied by every garbage collection and a
-// new writer allocates its tables again (about 800 KB at level 1, 1.4 MB at
-// level 9).
+// gzipper compresses at one level, reusing its writers and their output
+// buffers: a few kept in a free list, since a sync.Pool is emptied by every
+// garbage collection and a new writer allocates its tables again (about
+// 800 KB at level 1, 1.4 MB at level 9).
 type gzipper struct {
 	level   int
-	writers freeList[*gzip.Writer]
+	writers freeList[*gzipWriter]
+}
+
+// gzipWriter is a writer with the buffer it compresses into.
+type gzipWriter struct {
+	zw  *gzip.Writer
+	out bytes.Buffer
 }
 
 // newGzipper returns a gzipper that keeps up to kept idle writers.
 func newGzipper(level, kept int) *gzipper {
-	return &gzipper{level: level, writers: newFreeList[*gzip.Writer](kept)}
+	return &gzipper{level: level, writers: newFreeList[*gzipWriter](kept)}
 }
 
 var (
@@ -206,19 +212,23 @@ var (
 	requestGzip = newGzipper(gzip.BestSpeed, min(runtime.GOMAXPROCS(0), 8))
 )
 
+// compress returns body compressed, in a slice of its own exactly as long
+// (a cached answer holds no spare capacity).
 func (z *gzipper) compress(body []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(body)/4 + 64) // a page compresses to about a fifth: one allocation
-	zw, ok := z.writers.get()
-	if ok {
-		zw.Reset(&buf)
-	} else {
-		zw, _ = gzip.NewWriterLevel(&buf, z.level) // a valid level: no error
+	w, ok := z.writers.get()
+	if !ok {
+		w = &gzipWriter{}
+		w.zw, _ = gzip.NewWriterLevel(nil, z.level) // a valid level: no error
 	}
-	zw.Write(body) // writes to a bytes.Buffer: no error
-	zw.Close()
-	z.writers.put(zw)
-	return buf.Bytes()
+	w.out.Reset()
+	w.zw.Reset(&w.out)
+	w.zw.Write(body) // writes to a bytes.Buffer: no error
+	w.zw.Close()
+	zipped := bytes.Clone(w.out.Bytes())
+	if w.out.Cap() <= maxKeptBuffer {
+		z.writers.put(w)
+	}
+	return zipped
 }
 
 // writeBody is the one way a body is written. It sets Content-Type and

@@ -26,10 +26,11 @@ func (l freeList[T]) put(x T) {
 	}
 }
 
-// maxKeptRenderBuffer is the largest render buffer kept for reuse: a
-// click's fragment is tens of KB and a page about 100 KB; a rare answer
-// near renderCap (3 MB) is not worth holding memory for.
-const maxKeptRenderBuffer = 256 << 10
+// maxKeptBuffer is the largest buffer (to render an answer into, or
+// compress it into) kept for reuse: a click's fragment is tens of KB and a
+// page about 100 KB; a rare answer near renderCap (3 MB) is not worth
+// holding memory for.
+const maxKeptBuffer = 256 << 10
 
 // renderBuffers keeps the buffers answers are rendered into, one per run
 // that may compute at once: an answer is compressed (or copied) out of its
@@ -54,9 +55,9 @@ func (l renderBufferList) take(max int) *cappedBuffer {
 	return b
 }
 
-// release gives b back for reuse, unless it grew past maxKeptRenderBuffer.
+// release gives b back for reuse, unless it grew past maxKeptBuffer.
 func (l renderBufferList) release(b *cappedBuffer) {
-	if b.Cap() <= maxKeptRenderBuffer {
+	if b.Cap() <= maxKeptBuffer {
 		l.put(b)
 	}
 }

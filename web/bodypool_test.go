@@ -105,7 +105,7 @@ func TestRunCache_GzipAnswerServesEveryClient(t *testing.T) {
 }
 
 // The free lists keep at most their bound, and a render buffer grown past
-// maxKeptRenderBuffer is not kept.
+// maxKeptBuffer is not kept.
 func TestFreeList_Bounded(t *testing.T) {
 	l := newFreeList[int](2)
 	for i := range 5 {
@@ -121,10 +121,10 @@ func TestFreeList_Bounded(t *testing.T) {
 
 	buffers := renderBufferList{newFreeList[*cappedBuffer](2)}
 	big := buffers.take(1 << 30)
-	big.Write(make([]byte, maxKeptRenderBuffer+1))
+	big.Write(make([]byte, maxKeptBuffer+1))
 	buffers.release(big)
 	if _, ok := buffers.get(); ok {
-		t.Error("a render buffer over maxKeptRenderBuffer was kept")
+		t.Error("a render buffer over maxKeptBuffer was kept")
 	}
 	small := buffers.take(1 << 30)
 	small.WriteString("an answer")
