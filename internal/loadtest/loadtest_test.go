@@ -1,6 +1,11 @@
 package loadtest
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +42,31 @@ func TestSummarise_Percentiles(t *testing.T) {
 	l := summarise(d)
 	if l.P50 != 51*time.Millisecond || l.P99 != 100*time.Millisecond || l.Max != 100*time.Millisecond || l.Count != 100 {
 		t.Errorf("%+v", l)
+	}
+}
+
+// The closed loop's client asks for gzip and reads the answer as the
+// server sent it, compressed: inflating is the browser's work, not the
+// server's.
+func TestAsSent_AsksForGzipAndKeepsItCompressed(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write([]byte(strings.Repeat("a click's fragment ", 100)))
+	zw.Close()
+	var asked string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = r.Header.Get("Accept-Encoding")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(zipped.Bytes())
+	}))
+	defer srv.Close()
+	c := newClient(1)
+	c.Transport = newAsSent(c.Transport.(*http.Transport))
+	status, body, _, err := get(context.Background(), c, srv.URL, "/", "127.0.0.1")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("status %d, %v", status, err)
+	}
+	if asked != "gzip" || !bytes.Equal(body, zipped.Bytes()) {
+		t.Errorf("Accept-Encoding %q, read %d bytes; want gzip and the %d compressed bytes as sent", asked, len(body), zipped.Len())
 	}
 }
