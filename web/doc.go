@@ -12,7 +12,10 @@
 // Every body, pre-rendered or rendered per request, HTML or JSON, is written
 // by one function, writeBody (body.go): it negotiates gzip (Vary:
 // Accept-Encoding, an ETag per encoding) and hands a 200 that may be stored
-// to http.ServeContent, which answers HEAD, If-None-Match and Range.
+// to http.ServeContent, which answers HEAD, If-None-Match and Range. A body
+// rendered per request is drawn into a reused buffer (bodypool.go) and
+// kept as the one variant its request takes: compressed only, for a
+// request that takes gzip, and inflated for a later client that does not.
 //
 // Routes live in one list, Server.routes. Handlers have the signature
 // func(w, r) error and write nothing when they fail; what the visitor can
