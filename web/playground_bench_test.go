@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	runtimemetrics "runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -48,8 +47,7 @@ func clickURL(scenario string) string {
 // BenchmarkPlaygroundFragment is one click, uncached, through the whole
 // handler stack, with Accept-Encoding: gzip as every browser sends: the run,
 // the rendering and the compression. cpu-ns/click is the process's CPU time
-// per click (every goroutine, GC included), gc-cpu-ns/click the part the
-// runtime accounts to its garbage collector (gcCPU), allocs/click its heap
+// per click (every goroutine, GC included), allocs/click its heap
 // allocations. A last sub-benchmark, "median", reports the medians over
 // the scenarios, the figures issue 16's targets are about (CPU at most
 // 0.5 ms; allocations at most half of the 5,290 measured before it).
@@ -65,14 +63,13 @@ func BenchmarkPlaygroundFragment(b *testing.B) {
 			b.ReportAllocs()
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
-			cpu0, gc0 := processCPU(b), gcCPU()
+			cpu0 := processCPU(b)
 			for b.Loop() {
 				clear(w.header)
 				w.status, w.bytes = 0, 0
 				h.ServeHTTP(w, req)
 			}
 			cpu := float64(processCPU(b)-cpu0) / float64(b.N)
-			gc := (gcCPU() - gc0) * 1e9 / float64(b.N)
 			runtime.ReadMemStats(&m1)
 			if w.status != http.StatusOK {
 				b.Fatalf("status %d", w.status)
@@ -82,7 +79,6 @@ func BenchmarkPlaygroundFragment(b *testing.B) {
 			}
 			b.ReportMetric(float64(w.bytes), "gzip-bytes/click")
 			b.ReportMetric(cpu, "cpu-ns/click")
-			b.ReportMetric(gc, "gc-cpu-ns/click")
 			n := float64(m1.Mallocs-m0.Mallocs) / float64(b.N)
 			b.ReportMetric(n, "allocs/click")
 			cpus, allocs = append(cpus, cpu), append(allocs, n)
@@ -98,14 +94,6 @@ func BenchmarkPlaygroundFragment(b *testing.B) {
 		b.ReportMetric(median(allocs), "allocs/click")
 		b.ReportMetric(median(cpus)/500e3, "cpu÷target")
 	})
-}
-
-// gcCPU is the CPU time, in seconds, the runtime accounts to garbage
-// collection so far (its estimate: mark assists, mark workers and pauses).
-func gcCPU() float64 {
-	sample := []runtimemetrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
-	runtimemetrics.Read(sample)
-	return sample[0].Value.Float64()
 }
 
 // median is the middle of xs (the mean of the two middle ones for an even
