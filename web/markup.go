@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"html"
 	"io"
 	"strconv"
 	"strings"
@@ -37,16 +36,59 @@ func markupComponent(draw func(m *markup)) templ.Component {
 	})
 }
 
+// markupRender is a component that writes with draw, which may render
+// templates into m (a rare part inside a hot one).
+func markupRender(draw func(ctx context.Context, m *markup) error) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		m := markupBuffers.Get().(*markup)
+		m.b = m.b[:0]
+		err := draw(ctx, m)
+		if err == nil {
+			_, err = w.Write(m.b)
+		}
+		if cap(m.b) <= 256<<10 {
+			markupBuffers.Put(m)
+		}
+		return err
+	})
+}
+
+// Write appends p: a template renders into m.
+func (m *markup) Write(p []byte) (int, error) {
+	m.b = append(m.b, p...)
+	return len(p), nil
+}
+
 // raw appends markup as is: constant tags and attributes.
 func (m *markup) raw(s string) { m.b = append(m.b, s...) }
 
-// text appends s escaped for text or a quoted attribute value.
-func (m *markup) text(s string) {
-	if !strings.ContainsAny(s, `<>&'"`) {
-		m.b = append(m.b, s...)
-		return
+// text appends s escaped for text or a quoted attribute value, as
+// html.EscapeString escapes it, without building the escaped string.
+func (m *markup) text(s string) { m.b = appendEscaped(m.b, s) }
+
+// appendEscaped appends s to b with &, <, >, ' and " escaped as
+// html.EscapeString escapes them.
+func appendEscaped(b []byte, s string) []byte {
+	for {
+		i := strings.IndexAny(s, `<>&'"`)
+		if i < 0 {
+			return append(b, s...)
+		}
+		b = append(b, s[:i]...)
+		switch s[i] {
+		case '<':
+			b = append(b, "&lt;"...)
+		case '>':
+			b = append(b, "&gt;"...)
+		case '&':
+			b = append(b, "&amp;"...)
+		case '\'':
+			b = append(b, "&#39;"...)
+		default:
+			b = append(b, "&#34;"...)
+		}
+		s = s[i+1:]
 	}
-	m.b = append(m.b, html.EscapeString(s)...)
 }
 
 // int appends n in decimal.

@@ -9,7 +9,7 @@ import (
 )
 
 func TestMarkup_EscapesAsTempl(t *testing.T) {
-	for _, s := range []string{"", "plain", `<script>"x"</script>`, "a & b", "it's", "⚑ ünïcode", "&amp;"} {
+	for _, s := range []string{"", "plain", `<script>"x"</script>`, "a & b", "it's", "⚑ ünïcode", "&amp;", `<`, `a<b>c&d'e"f`, `""`, "x>"} {
 		m := &markup{}
 		m.attr("aria-label", s)
 		m.text(s)

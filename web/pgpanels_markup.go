@@ -8,7 +8,7 @@ import (
 
 // The parts of the playground's panels that repeat per event, per step or
 // per data point, drawn with markup (markup.go says why); the panels
-// around them are templates (pgpanels.templ).
+// around them are in pglive_markup.go.
 
 // pgChartSVG is a ledger chart's drawing: axis, ticks, the cursor, the
 // first divergence, the expected and actual lines and their dots.

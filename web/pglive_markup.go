@@ -1,0 +1,399 @@
+package web
+
+import (
+	"context"
+
+	"github.com/a-h/templ"
+
+	"idemlab/internal/english"
+)
+
+// The parts of the live playground drawn on every click: the timeline,
+// the verdicts, the ledgers, the panels' toggles and the controls, drawn
+// with markup (markup.go says why) into one buffer. The rarer parts inside
+// them (a rejected input, the closed control panels) are still templates,
+// rendered into the same buffer. TestLiveFragment_RenderingsUnchanged
+// proved them byte for byte the templates' output when they moved here.
+
+// pgTimeline is the script's events as links to each cursor, with Back
+// and Forward, and where the cursor stands.
+func pgTimeline(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) { drawTimeline(m, pv) })
+}
+
+func drawTimeline(m *markup, pv *playgroundView) {
+	m.raw(`<div class="pg-timeline" role="group" aria-label="Events of the script" data-testid="pg-timeline"><div class="pg-timeline-bar">`)
+	drawNavLink(m, &pv.controls.Back, "‹")
+	m.raw(`<ol class="pg-events" data-testid="playground-script"><li class="pg-event"`)
+	if pv.at == 0 {
+		m.raw(` data-current><span class="pg-event-link" aria-current="step"><span class="pg-event-n">0</span> start</span>`)
+	} else {
+		m.raw(`><a class="pg-event-link"`)
+		m.attr("href", pv.controls.StartOver.Href)
+		m.attr("title", pv.controls.StartOver.Title)
+		m.raw(` data-key="Home" data-testid="pg-start-over"><span class="pg-event-n">0</span> start</a>`)
+	}
+	m.raw(`</li>`)
+	for i := range pv.events {
+		ev := &pv.events[i]
+		m.raw(`<li class="pg-event"`)
+		m.intAttr("data-event", ev.Index)
+		m.raw(` data-testid="pg-event"`)
+		m.flag("data-current", ev.Current)
+		m.flag("data-future", ev.Future)
+		m.flag("data-divergent", ev.Divergent)
+		if ev.Current {
+			m.raw(`><span class="pg-event-link" aria-current="step"><span class="pg-event-n">`)
+			m.int(ev.Index)
+			m.raw(`</span> `)
+			m.text(ev.Text)
+			m.raw(`</span> `)
+		} else {
+			m.raw(`><a class="pg-event-link"`)
+			m.attr("href", ev.Href)
+			m.raw(`><span class="pg-event-n">`)
+			m.int(ev.Index)
+			m.raw(`</span> `)
+			m.text(ev.Text)
+			m.raw(`</a> `)
+		}
+		if ev.Divergent {
+			m.raw(`<span class="pg-flag" title="First divergence">` + iconFlagSVG + `<span class="visually-hidden">first divergence</span></span>`)
+		}
+		m.raw(`</li>`)
+	}
+	m.raw(`</ol>`)
+	drawNavLink(m, &pv.controls.Forward, "›")
+	m.raw(`</div><p class="pg-timeline-status">`)
+	if pv.at == pv.total {
+		m.raw(`Showing the state after all `)
+		m.text(english.Plural(pv.total, "event", "events"))
+		m.raw(`.`)
+	} else {
+		m.raw(`<strong>Showing event `)
+		m.int(pv.at)
+		m.raw(` of `)
+		m.int(pv.total)
+		m.raw(`.</strong> A new event replaces the `)
+		m.text(english.Plural(pv.total-pv.at, "event", "events"))
+		m.raw(` after it.`)
+		drawLink(m, &pv.controls.Latest, "inline")
+	}
+	m.raw(`</p></div>`)
+}
+
+// drawNavLink is Back or Forward: a glyph link, or the glyph greyed.
+func drawNavLink(m *markup, l *actionLink, glyph string) {
+	if l.Href == "" {
+		m.raw(`<span class="pg-nav" data-disabled aria-hidden="true">`)
+		m.text(glyph)
+		m.raw(`</span>`)
+		return
+	}
+	m.raw(`<a class="pg-nav"`)
+	m.attr("href", l.Href)
+	m.attr("data-key", l.Key)
+	m.attr("data-testid", l.TestID)
+	m.attr("title", l.Title)
+	m.raw(`><span aria-hidden="true">`)
+	m.text(glyph)
+	m.raw(`</span><span class="visually-hidden">`)
+	m.text(l.Label)
+	m.raw(`</span></a>`)
+}
+
+// pgVerdicts are the verdicts and the first divergence: on a phone they
+// stick under the header while the controls below them are used.
+func pgVerdicts(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) { drawVerdicts(m, pv) })
+}
+
+func drawVerdicts(m *markup, pv *playgroundView) {
+	m.raw(`<ul class="pg-verdicts" data-testid="playground-handlers" aria-label="Verdicts">`)
+	for _, h := range pv.handlers {
+		m.raw(`<li class="pg-verdict"`)
+		m.intAttr("data-h", h.Index)
+		m.attr("data-handler", h.Name)
+		m.attr("data-verdict", h.Verdict)
+		m.raw(` data-testid="pg-verdict">`)
+		m.raw(verdictIconSVG(h.Verdict))
+		m.raw(`<div class="pg-verdict-text"><p class="pg-verdict-head"><code class="pg-handler-name">`)
+		m.text(h.Name)
+		m.raw(`</code> <span class="pg-verdict-label" data-testid="pg-verdict-label">`)
+		m.text(h.Label)
+		m.raw(`</span> `)
+		if h.Expect != "" {
+			m.raw(`<span class="verdict"`)
+			m.attr("data-expect", h.Expect)
+			m.raw(` data-testid="playground-expect" title="What the lesson expects at the end of its script">lesson expects: `)
+			m.text(h.Expect)
+			m.raw(`</span>`)
+		}
+		m.raw(`</p><p class="pg-verdict-sentence" data-testid="pg-verdict-text">`)
+		m.text(h.Sentence)
+		m.raw(`</p></div></li>`)
+	}
+	m.raw(`</ul>`)
+	if pv.div != nil {
+		m.raw(`<p class="pg-divergence-note" data-testid="pg-divergence"`)
+		m.intAttr("data-event", pv.div.Event)
+		m.raw(`>` + iconFlagSVG + `<span><strong>First divergence:</strong> `)
+		m.text(pv.div.Text)
+		m.raw(` — <code>`)
+		m.text(pv.div.Handler)
+		m.raw(`</code>, step `)
+		m.int(pv.div.Step)
+		m.raw(`: `)
+		m.text(pv.div.Detail)
+		m.raw(`.</span></p>`)
+	}
+}
+
+// pgLedgers is each handler's ledger: its verdict, its figures against
+// the expected ones, and its rows and chart when their panels are open.
+func pgLedgers(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) { drawLedgers(m, pv) })
+}
+
+func drawLedgers(m *markup, pv *playgroundView) {
+	rows, chart := pv.state.panels.has(panelRows), pv.state.panels.has(panelChart)
+	m.raw(`<section class="pg-ledgers" aria-label="Ledgers" data-testid="pg-ledgers">`)
+	for _, h := range pv.handlers {
+		m.raw(`<article class="pg-ledger"`)
+		m.intAttr("data-h", h.Index)
+		m.attr("data-handler", h.Name)
+		m.attr("data-verdict", h.Verdict)
+		m.raw(` data-testid="pg-ledger"><div class="pg-ledger-head"><h3><code>`)
+		m.text(h.Name)
+		m.raw(`</code></h3><span class="pg-badge">`)
+		m.raw(verdictIconSVG(h.Verdict))
+		m.raw(` `)
+		m.text(h.Label)
+		m.raw(`</span></div>`)
+		if h.Divergence != nil {
+			m.raw(`<p class="pg-ledger-div" data-divergence>` + iconFlagSVG + ` Diverged at event `)
+			m.int(h.Divergence.Event)
+			m.raw(`, step `)
+			m.int(h.Divergence.Step)
+			m.raw(`</p>`)
+		}
+		m.raw(`<dl class="pg-figures">`)
+		for _, f := range h.Figures {
+			m.raw(`<div data-testid="pg-figure"`)
+			m.flag("data-wrong", f.Differs)
+			m.raw(`><dt>`)
+			m.text(f.Label)
+			m.raw(`</dt><dd><span class="pg-figure-actual" data-testid="pg-figure-actual">`)
+			m.text(f.Actual)
+			m.raw(`</span> `)
+			if f.Differs {
+				m.raw(`<span class="pg-figure-expected">expected `)
+				m.text(f.Expected)
+				m.raw(`</span>`)
+			} else {
+				m.raw(`<span class="pg-figure-expected">as expected</span>`)
+			}
+			m.raw(`</dd></div>`)
+		}
+		m.raw(`</dl>`)
+		if rows {
+			drawRows(m, h)
+		}
+		if chart {
+			drawChartPanel(m, h)
+		}
+		m.raw(`</article>`)
+	}
+	m.raw(`</section>`)
+}
+
+// drawChartPanel is a ledger's chart panel: its title, the drawing and
+// its legend.
+func drawChartPanel(m *markup, h *handlerView) {
+	m.raw(`<div class="pg-chart-wrap" data-testid="pg-chart-panel"><p class="pg-chart-title">`)
+	m.text(h.Chart.Label)
+	m.raw(` after each event</p>`)
+	drawChart(m, &h.Chart)
+	m.raw(`<p class="pg-chart-legend" aria-hidden="true"><span class="lg-actual">actual</span> <span class="lg-expected">expected</span> <span class="lg-wrong">differs</span></p></div>`)
+}
+
+// pgViews are the panels' toggles: links to this state with the panel
+// opened or closed, which playground.js follows in place without adding
+// to the history (Undo undoes events, not views).
+func pgViews(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) {
+		m.raw(`<div class="pg-views" role="group" aria-label="Views of this run" data-testid="pg-views"><span class="pg-muted">Show:</span> `)
+		for i := range pv.toggles {
+			drawToggle(m, &pv.toggles[i])
+		}
+		m.raw(`</div>`)
+	})
+}
+
+func drawToggle(m *markup, t *panelToggle) {
+	m.raw(`<a class="pg-view"`)
+	m.attr("href", t.Href)
+	m.attr("data-panel", t.Name)
+	m.attr("data-testid", t.TestID)
+	m.attr("title", t.Title)
+	if t.Open {
+		m.raw(` aria-expanded="true">`)
+	} else {
+		m.raw(` aria-expanded="false">`)
+	}
+	m.text(t.Label)
+	m.raw(`</a>`)
+}
+
+// pgStepList is the step list panel, the diagram's text equivalent; the
+// SQL of every statement is a panel of its own inside it.
+func pgStepList(pv *playgroundView) templ.Component {
+	return markupComponent(func(m *markup) {
+		m.raw(`<section class="pg-steps"`)
+		m.attr("id", pv.id+"-steps")
+		m.attr("aria-labelledby", pv.id+"-steps-title")
+		m.raw(` data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title"`)
+		m.attr("id", pv.id+"-steps-title")
+		m.raw(`>Step by step: every statement</h3>`)
+		drawToggle(m, &pv.sqlToggle)
+		m.raw(`</div>`)
+		drawStepGroups(m, pv)
+		m.raw(`</section>`)
+	})
+}
+
+// pgControls are the messages' controls, the faults on the last delivery,
+// the control panels, the script's editor, Reset and Undo.
+func pgControls(pv *playgroundView) templ.Component {
+	return markupRender(func(ctx context.Context, m *markup) error { return drawControls(ctx, m, pv) })
+}
+
+func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
+	m.raw(`<section class="pg-controls" aria-label="Controls" data-testid="pg-controls">`)
+	scriptProblem := pv.problemOn("script")
+	if pv.problem != nil && !scriptProblem {
+		if err := pgProblem(pv).Render(ctx, m); err != nil {
+			return err
+		}
+	}
+	m.raw(`<div class="pg-panel"><h3 class="pg-panel-title">Messages</h3><p class="pg-targets" role="group" aria-label="Deliveries go to"><span class="pg-muted">Deliveries go to:</span> `)
+	for i := range pv.controls.Targets {
+		drawLink(m, &pv.controls.Targets[i], "seg")
+	}
+	m.raw(`</p>`)
+	if len(pv.ledgers) > 0 {
+		m.raw(`<p class="pg-targets" role="group" aria-label="Ledger" data-testid="pg-ledger-switch"><span class="pg-muted">Ledger:</span> `)
+		for i := range pv.ledgers {
+			drawLink(m, &pv.ledgers[i], "seg")
+		}
+		m.raw(`</p>`)
+	}
+	m.raw(`<ul class="pg-messages">`)
+	for i := range pv.messages {
+		msg := &pv.messages[i]
+		m.raw(`<li class="pg-message"`)
+		m.attr("data-message", msg.ID)
+		m.raw(` data-testid="pg-message"><p class="pg-message-head"><code class="pg-msg-id">`)
+		m.text(msg.ID)
+		m.raw(`</code> <span class="pg-muted">`)
+		m.text(msg.What)
+		m.raw(`</span> <span class="pg-status" data-testid="pg-message-status">`)
+		m.text(msg.Status)
+		m.raw(`</span></p><p class="pg-actions">`)
+		drawLink(m, &msg.Control.Deliver, "primary")
+		drawLink(m, &msg.Control.Redeliver, "btn")
+		drawLink(m, &msg.Control.Publish, "btn")
+		if msg.Control.Redrive.Href != "" {
+			drawLink(m, &msg.Control.Redrive, "btn")
+		}
+		m.raw(`</p></li>`)
+	}
+	m.raw(`</ul></div>`)
+	if a := pv.controls.Amend; a != nil {
+		m.raw(`<div class="pg-panel pg-faults" data-testid="pg-faults"><h3 class="pg-panel-title">Fault on <code>`)
+		m.text(a.Event)
+		m.raw(`</code></h3><p class="pg-actions" role="group" aria-label="Fault on the last delivery">`)
+		for i := range a.Options {
+			drawLink(m, &a.Options[i], "fault")
+		}
+		m.raw(`</p></div>`)
+	}
+	m.raw(`<div class="pg-more-row">`)
+	for i := range pv.more {
+		if err := pgMore(pv, i).Render(ctx, m); err != nil {
+			return err
+		}
+	}
+	m.raw(`<details class="pg-panel pg-more"`)
+	m.flag("open", scriptProblem)
+	m.raw(`><summary class="pg-panel-title">Edit the script</summary><form class="pg-script-form" method="get"`)
+	m.attr("action", pv.controls.FormAction)
+	m.raw(` data-testid="pg-script-form">`)
+	drawHidden(m, pv.place.formFields(pv.state, keyScript, keyAt))
+	m.raw(`<input type="hidden"`)
+	m.attr("name", keyWas)
+	m.attr("value", pv.state.scriptText())
+	m.raw(`> <label class="pg-label"`)
+	m.attr("for", pv.id+"-script")
+	m.raw(`>One event per line or separated by <code>;</code></label> <textarea`)
+	m.attr("id", pv.id+"-script")
+	if scriptProblem {
+		m.raw(` name="script" rows="4" spellcheck="false" autocapitalize="off" aria-invalid="true"`)
+		m.attr("aria-describedby", pv.id+"-problem")
+		m.intAttr("data-error-line", pv.problem.Line)
+		m.raw(`>`)
+		m.text(pv.problem.Text)
+		m.raw(`</textarea>`)
+		if err := pgProblem(pv).Render(ctx, m); err != nil {
+			return err
+		}
+	} else {
+		m.raw(` name="script" rows="4" spellcheck="false" autocapitalize="off">`)
+		m.text(pv.scriptLines())
+		m.raw(`</textarea> `)
+	}
+	m.raw(`<button type="submit" class="pg-btn pg-btn-primary">Run this script</button></form></details><p class="pg-actions pg-bottom-actions">`)
+	drawLink(m, &pv.controls.Reset, "btn")
+	m.raw(`<button type="button" class="pg-btn needs-js" data-undo aria-keyshortcuts="u"`)
+	m.attr("title", pv.controls.Undo.Title)
+	m.raw(`>Undo <kbd class="pg-key" aria-hidden="true">u</kbd></button></p></div></section>`)
+	return nil
+}
+
+// pgHidden is a GET form's state: a hidden input per field.
+func pgHidden(fields []hiddenField) templ.Component {
+	return markupComponent(func(m *markup) { drawHidden(m, fields) })
+}
+
+func drawHidden(m *markup, fields []hiddenField) {
+	for _, f := range fields {
+		m.raw(`<input type="hidden"`)
+		m.attr("name", f.Name)
+		m.attr("value", f.Value)
+		m.raw(`>`)
+	}
+}
+
+// The playground's icons, drawn inline and hidden from assistive
+// technology (the words beside each one say the same).
+const (
+	iconFlagSVG  = `<svg class="pg-icon-flag" viewBox="0 0 20 20" aria-hidden="true" focusable="false"><path d="M4 18V2.5M4 3h10l-2.5 3.5L14 10H4"></path></svg>`
+	iconOKSVG    = `<svg class="pg-icon pg-icon-ok" viewBox="0 0 20 20" aria-hidden="true" focusable="false"><circle cx="10" cy="10" r="9"></circle><path d="M5.5 10.5l3 3 6-7"></path></svg>`
+	iconWaitSVG  = `<svg class="pg-icon pg-icon-wait" viewBox="0 0 20 20" aria-hidden="true" focusable="false"><circle cx="10" cy="10" r="9"></circle><path d="M10 5v5l3.5 2"></path></svg>`
+	iconTwiceSVG = `<svg class="pg-icon pg-icon-bad" viewBox="0 0 20 20" aria-hidden="true" focusable="false"><rect x="1.5" y="1.5" width="17" height="17" rx="3"></rect><path d="M7 6v8M13 6v8"></path></svg>`
+	iconWarnSVG  = `<svg class="pg-icon pg-icon-bad" viewBox="0 0 20 20" aria-hidden="true" focusable="false"><path d="M10 1.8L18.6 17H1.4z"></path><path d="M10 7.5v4.5M10 14.2v.3"></path></svg>`
+)
+
+// verdictIconSVG is a verdict's icon: a tick, a clock, two bars for an
+// effect applied twice, a warning for every other failure.
+func verdictIconSVG(verdict string) string {
+	switch verdict {
+	case "ok":
+		return iconOKSVG
+	case "pending":
+		return iconWaitSVG
+	case "duplicate-effect":
+		return iconTwiceSVG
+	}
+	return iconWarnSVG
+}
