@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -14,6 +16,136 @@ import (
 // them (a rejected input, the closed control panels) are still templates,
 // rendered into the same buffer. TestLiveFragment_RenderingsUnchanged
 // proved them byte for byte the templates' output when they moved here.
+
+// livePlaygroundRun is the interactive playground: the same component in a
+// lesson, at /playground and at /embed/playground. Every control is a link
+// or a GET form to the next state (see pgstate.go); playground.js turns
+// them into in-place swaps of this figure. Its default state in a lesson
+// fits one laptop screen: the verdicts and the ledgers beside the
+// controls, every other view a panel (pgViews) drawn only when open.
+//
+// Class attributes are constant strings: what varies (a verdict, a hue, the
+// cursor) is a data attribute the stylesheet selects on.
+func livePlaygroundRun(pv *playgroundView) templ.Component {
+	return markupRender(func(ctx context.Context, m *markup) error { return drawLivePlayground(ctx, m, pv) })
+}
+
+func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) error {
+	if pv.predict != nil && pv.predict.Hiding {
+		m.raw(`<figure class="playground pg pg-predicting"`)
+	} else {
+		m.raw(`<figure class="playground pg"`)
+	}
+	m.attr("id", pv.id)
+	m.raw(` data-testid="playground"`)
+	m.attr("data-scenario", pv.state.scenario)
+	m.raw(` data-handlers="`)
+	for i := range pv.trace.Handlers {
+		if i > 0 {
+			m.raw(",")
+		}
+		m.text(pv.trace.Handlers[i].Name)
+	}
+	m.raw(`"`)
+	m.attr("data-script", pv.state.scriptText())
+	m.raw(` data-pg`)
+	m.attr("data-url", pv.self)
+	m.attr("data-home", pv.homeHref())
+	m.intAttr("data-at", pv.at)
+	m.intAttr("data-total", pv.total)
+	m.attr("data-show", pv.state.panels.String())
+	m.flag("data-wide", !pv.place.inLesson())
+	m.raw(` aria-labelledby="`)
+	m.text(pv.id)
+	m.raw(`-title"><a class="skip-link pg-skip" href="#`)
+	m.text(pv.id)
+	m.raw(`-end" data-testid="pg-skip" data-no-swap>Skip past this playground</a><div class="playground-head pg-head"><span class="playground-badge">`)
+	m.raw(iconPlaySVG())
+	m.raw(`<span class="pg-badge-word">Playground</span></span><h2 class="pg-title" id="`)
+	m.text(pv.id)
+	m.raw(`-title">`)
+	m.text(pv.scenario.Title)
+	m.raw(`</h2><dl class="playground-facts"><div><dt>Scenario</dt><dd><code data-testid="playground-scenario">`)
+	m.text(pv.scenario.Name)
+	m.raw(`</code></dd></div><div><dt>Clock</dt><dd data-testid="pg-clock">tick `)
+	m.int64(pv.clock)
+	m.raw(` <span class="pg-muted">(`)
+	m.text(pv.tickUnit)
+	m.raw(`s)</span></dd></div></dl><div class="pg-head-actions"><a class="pg-chip-button"`)
+	m.attr("href", pv.self)
+	m.raw(` data-permalink data-testid="pg-permalink" title="A link to exactly this state">`)
+	m.raw(iconLinkSVG())
+	m.raw(`<span>Permalink</span></a> `)
+	if pv.fullSize != "" {
+		m.raw(`<a class="pg-chip-button"`)
+		m.attr("href", pv.fullSize)
+		m.raw(` data-testid="pg-full-size" data-no-swap title="Open this state in the full-size playground">`)
+		m.raw(iconExpandSVG())
+		m.raw(`<span>Full size</span></a> `)
+	}
+	m.raw(`<a class="pg-chip-button"`)
+	m.attr("href", pv.oembed)
+	m.raw(` data-embed data-no-swap data-testid="pg-embed" title="Copy the code that embeds exactly this state in another page (an iframe that sizes itself)"><span>Embed</span></a> <button type="button" class="pg-chip-button needs-js" popovertarget="`)
+	m.text(pv.id)
+	m.raw(`-keys" data-testid="pg-help-button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)"><span aria-hidden="true">?</span></button></div></div>`)
+	drawKeys(m, pv)
+	for _, c := range [...]templ.Component{pgGoals(pv), pgPredict(pv), pgExerciseBack(pv)} {
+		if err := c.Render(ctx, m); err != nil {
+			return err
+		}
+	}
+	if !pv.place.inLesson() {
+		m.raw(`<p class="pg-story" data-testid="pg-story">`)
+		m.text(pv.scenario.Story)
+		m.raw(`</p>`)
+	}
+	drawTimeline(m, pv)
+	m.raw(`<div class="pg-grid">`)
+	drawVerdicts(m, pv)
+	drawLedgers(m, pv)
+	drawViews(m, pv)
+	if err := drawControls(ctx, m, pv); err != nil {
+		return err
+	}
+	m.raw(`</div>`)
+	if pv.state.panels.has(panelDiagram) {
+		drawDiagram(m, pv)
+	}
+	if pv.state.panels.has(panelSteps) {
+		drawStepList(m, pv)
+	}
+	m.raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce>`)
+	m.text(pv.announce)
+	m.raw(`</p>`)
+	if c := pv.caption(); c != "" {
+		m.raw(`<figcaption data-testid="playground-caption">`)
+		m.text(c)
+		m.raw(`</figcaption>`)
+	}
+	m.raw(`<span class="pg-end" id="`)
+	m.text(pv.id)
+	m.raw(`-end" tabindex="-1" data-testid="pg-end"></span></figure>`)
+	return nil
+}
+
+// The header's icons, templates (pgicons.templ) rendered once.
+var (
+	iconPlaySVG   = renderedOnce(iconPlay())
+	iconLinkSVG   = renderedOnce(iconLink())
+	iconExpandSVG = renderedOnce(iconExpand())
+)
+
+// renderedOnce is c's markup, rendered on first use: c depends on nothing
+// but itself.
+func renderedOnce(c templ.Component) func() string {
+	return sync.OnceValue(func() string {
+		var b strings.Builder
+		if err := c.Render(context.Background(), &b); err != nil {
+			panic(err) // a constant template that fails is our bug, found by any test
+		}
+		return b.String()
+	})
+}
 
 // pgTimeline is the script's events as links to each cursor, with Back
 // and Forward, and where the cursor stands.
@@ -221,13 +353,15 @@ func drawChartPanel(m *markup, h *handlerView) {
 // opened or closed, which playground.js follows in place without adding
 // to the history (Undo undoes events, not views).
 func pgViews(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) {
-		m.raw(`<div class="pg-views" role="group" aria-label="Views of this run" data-testid="pg-views"><span class="pg-muted">Show:</span> `)
-		for i := range pv.toggles {
-			drawToggle(m, &pv.toggles[i])
-		}
-		m.raw(`</div>`)
-	})
+	return markupComponent(func(m *markup) { drawViews(m, pv) })
+}
+
+func drawViews(m *markup, pv *playgroundView) {
+	m.raw(`<div class="pg-views" role="group" aria-label="Views of this run" data-testid="pg-views"><span class="pg-muted">Show:</span> `)
+	for i := range pv.toggles {
+		drawToggle(m, &pv.toggles[i])
+	}
+	m.raw(`</div>`)
 }
 
 func drawToggle(m *markup, t *panelToggle) {
@@ -248,18 +382,21 @@ func drawToggle(m *markup, t *panelToggle) {
 // pgStepList is the step list panel, the diagram's text equivalent; the
 // SQL of every statement is a panel of its own inside it.
 func pgStepList(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) {
-		m.raw(`<section class="pg-steps"`)
-		m.attr("id", pv.id+"-steps")
-		m.attr("aria-labelledby", pv.id+"-steps-title")
-		m.raw(` data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title"`)
-		m.attr("id", pv.id+"-steps-title")
-		m.raw(`>Step by step: every statement</h3>`)
-		drawToggle(m, &pv.sqlToggle)
-		m.raw(`</div>`)
-		drawStepGroups(m, pv)
-		m.raw(`</section>`)
-	})
+	return markupComponent(func(m *markup) { drawStepList(m, pv) })
+}
+
+func drawStepList(m *markup, pv *playgroundView) {
+	m.raw(`<section class="pg-steps" id="`)
+	m.text(pv.id)
+	m.raw(`-steps" aria-labelledby="`)
+	m.text(pv.id)
+	m.raw(`-steps-title" data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title" id="`)
+	m.text(pv.id)
+	m.raw(`-steps-title">Step by step: every statement</h3>`)
+	drawToggle(m, &pv.sqlToggle)
+	m.raw(`</div>`)
+	drawStepGroups(m, pv)
+	m.raw(`</section>`)
 }
 
 // pgControls are the messages' controls, the faults on the last delivery,
@@ -333,13 +470,15 @@ func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	m.raw(`<input type="hidden"`)
 	m.attr("name", keyWas)
 	m.attr("value", pv.state.scriptText())
-	m.raw(`> <label class="pg-label"`)
-	m.attr("for", pv.id+"-script")
-	m.raw(`>One event per line or separated by <code>;</code></label> <textarea`)
-	m.attr("id", pv.id+"-script")
+	m.raw(`> <label class="pg-label" for="`)
+	m.text(pv.id)
+	m.raw(`-script">One event per line or separated by <code>;</code></label> <textarea id="`)
+	m.text(pv.id)
+	m.raw(`-script"`)
 	if scriptProblem {
-		m.raw(` name="script" rows="4" spellcheck="false" autocapitalize="off" aria-invalid="true"`)
-		m.attr("aria-describedby", pv.id+"-problem")
+		m.raw(` name="script" rows="4" spellcheck="false" autocapitalize="off" aria-invalid="true" aria-describedby="`)
+		m.text(pv.id)
+		m.raw(`-problem"`)
 		m.intAttr("data-error-line", pv.problem.Line)
 		m.raw(`>`)
 		m.text(pv.problem.Text)

@@ -235,20 +235,18 @@ func drawLink(m *markup, l *actionLink, look string) {
 	}
 }
 
-// pgKeys is the keyboard shortcuts' popover; its list is the same on
+// drawKeys is the keyboard shortcuts' popover; its list is the same on
 // every click, drawn once (keysHelpList).
-func pgKeys(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) {
-		m.raw(`<div class="pg-keys" id="`)
-		m.text(pv.id)
-		m.raw(`-keys" popover data-testid="pg-keys"><p class="pg-keys-title">Keyboard shortcuts</p><p class="pg-muted">They act on the playground that has the focus`)
-		m.text(pgKeysWhere(pv))
-		m.raw(`.</p>`)
-		m.raw(keysHelpList())
-		m.raw(`<button type="button" class="button" popovertarget="`)
-		m.text(pv.id)
-		m.raw(`-keys" popovertargetaction="hide">Close</button></div>`)
-	})
+func drawKeys(m *markup, pv *playgroundView) {
+	m.raw(`<div class="pg-keys" id="`)
+	m.text(pv.id)
+	m.raw(`-keys" popover data-testid="pg-keys"><p class="pg-keys-title">Keyboard shortcuts</p><p class="pg-muted">They act on the playground that has the focus`)
+	m.text(pgKeysWhere(pv))
+	m.raw(`.</p>`)
+	m.raw(keysHelpList())
+	m.raw(`<button type="button" class="button" popovertarget="`)
+	m.text(pv.id)
+	m.raw(`-keys" popovertargetaction="hide">Close</button></div>`)
 }
 
 // keysHelpList is keysHelp as a definition list.

@@ -529,14 +529,6 @@ func (pv *playgroundView) scriptLines() string {
 	return (&playground.Script{Events: pv.state.events}).Lines()
 }
 
-func handlerNames(pv *playgroundView) []string {
-	out := make([]string, len(pv.trace.Handlers))
-	for i, h := range pv.trace.Handlers {
-		out[i] = h.Name
-	}
-	return out
-}
-
 // homeHref is where this playground started, for the script that restores
 // blocks the Back button leaves behind.
 func (pv *playgroundView) homeHref() string {
