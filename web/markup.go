@@ -97,6 +97,16 @@ func (m *markup) int(n int) { m.b = strconv.AppendInt(m.b, int64(n), 10) }
 // int64 appends n in decimal.
 func (m *markup) int64(n int64) { m.b = strconv.AppendInt(m.b, n, 10) }
 
+// ints appends ns in decimal, separated by ", ".
+func (m *markup) ints(ns []int64) {
+	for i, n := range ns {
+		if i > 0 {
+			m.b = append(m.b, ", "...)
+		}
+		m.b = strconv.AppendInt(m.b, n, 10)
+	}
+}
+
 // attr appends ` name="value"`, value escaped.
 func (m *markup) attr(name, value string) {
 	m.b = append(m.b, ' ')

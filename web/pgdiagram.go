@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"idemlab/internal/english"
 	"idemlab/playground"
@@ -59,7 +61,7 @@ type diagramRow struct {
 	Y         int
 	Step      int
 	Handler   int
-	Gutter    string // "increment · 10"
+	Name      string // the handler's, written before the step's number in the gutter: "increment · 10"
 	Kind      string
 	Arrow     bool
 	X1, X2    int
@@ -125,7 +127,7 @@ func newDiagram(pv *playgroundView) diagramView {
 				st := h.Steps[cursors[hi]]
 				cursors[hi]++
 				row := diagramRow{Y: y + dgRow/2 + 4, Step: st.Index, Handler: hi, Kind: st.Kind,
-					Gutter: h.Name + " · " + strconv.Itoa(st.Index), Future: band.Future,
+					Name: h.Name, Future: band.Future,
 					Divergent: h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !band.Future}
 				layoutRow(&row, st, laneX, ledgerX[hi])
 				d.Rows = append(d.Rows, row)
@@ -231,7 +233,28 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 }
 
 // sqlLabel shortens a statement to its verb and table: "UPDATE accounts".
+// A handler's statements are the same on every click, so the labels are
+// remembered, up to sqlLabelsKept of them (a learner's handler brings new
+// ones).
 func sqlLabel(sql string) string {
+	if l, ok := sqlLabels.Load(sql); ok {
+		return l.(string)
+	}
+	l := shortSQL(sql)
+	if sqlLabelsCount.Add(1) <= sqlLabelsKept {
+		sqlLabels.Store(sql, l)
+	}
+	return l
+}
+
+const sqlLabelsKept = 4096
+
+var (
+	sqlLabels      sync.Map // statement → label
+	sqlLabelsCount atomic.Int64
+)
+
+func shortSQL(sql string) string {
 	f := strings.Fields(sql)
 	if len(f) == 0 {
 		return "SQL"
@@ -274,14 +297,13 @@ type chartView struct {
 	ExpectedPts       string
 	ActualPts         string
 	Dots              []chartDot
-	YTicks            []chartTick
+	YTicks            [2]chartTick // the top and the bottom
 	XTicks            []chartTick
 	CursorX, CursorW  int // the column of the event shown
 	DivX              int // -1 when no divergence shown
 	Left, Right, Base int
 	Top               int
-	Label             string // figure label
-	Desc              string // for screen readers
+	Label             string // figure label; with the values, the drawing's words for screen readers
 	min, max          int64
 }
 
@@ -292,7 +314,7 @@ type chartDot struct {
 
 type chartTick struct {
 	Pos   int
-	Label string
+	Value int64 // its label
 }
 
 func newChart(h *playground.HandlerTrace, sc *playground.Scenario, at, kf int) chartView {
@@ -300,8 +322,8 @@ func newChart(h *playground.HandlerTrace, sc *playground.Scenario, at, kf int) c
 	init := sc.InitialFigures()
 	if kf < len(init) {
 		c.Label = figureLabel(init[kf])
-		c.Expected = append(c.Expected, init[kf].Value)
-		c.Actual = append(c.Actual, init[kf].Value)
+		c.Expected = append(make([]int64, 0, len(h.Frames)+1), init[kf].Value)
+		c.Actual = append(make([]int64, 0, len(h.Frames)+1), init[kf].Value)
 	}
 	for _, f := range h.Frames {
 		if kf < len(f.Expected) && kf < len(f.Actual) {
@@ -363,20 +385,21 @@ func scaleCharts(hs []*handlerView) {
 		yAt := func(v int64) int { return chTop + int(float64(hi-v)/float64(hi-lo)*float64(plotH)) }
 		c.ExpectedPts = stepPoints(c.Expected, xAt, yAt)
 		c.ActualPts = stepPoints(c.Actual, xAt, yAt)
+		c.Dots = make([]chartDot, 0, len(c.Actual))
 		for i := range c.Actual {
 			c.Dots = append(c.Dots, chartDot{X: (xAt(i) + xAt(i+1)) / 2, Y: yAt(c.Actual[i]), Differs: c.Actual[i] != c.Expected[i]})
 		}
-		c.YTicks = []chartTick{{yAt(hi), strconv.FormatInt(hi, 10)}, {yAt(lo), strconv.FormatInt(lo, 10)}}
+		c.YTicks = [2]chartTick{{yAt(hi), hi}, {yAt(lo), lo}}
 		step := max(1, (n+7)/8)
+		c.XTicks = make([]chartTick, 0, (n+step-1)/step)
 		for i := 0; i < n; i += step {
-			c.XTicks = append(c.XTicks, chartTick{(xAt(i) + xAt(i+1)) / 2, strconv.Itoa(i)})
+			c.XTicks = append(c.XTicks, chartTick{(xAt(i) + xAt(i+1)) / 2, int64(i)})
 		}
 		if c.DivX >= 0 {
 			c.DivX = xAt(c.DivX)
 		}
 		cur := min(c.CursorX, max(n-1, 0))
 		c.CursorX, c.CursorW = xAt(cur), xAt(cur+1)-xAt(cur)
-		c.Desc = fmt.Sprintf("%s after each event, expected: %s; actual: %s.", c.Label, joinInts(c.Expected), joinInts(c.Actual))
 	}
 }
 
@@ -397,14 +420,6 @@ func stepPoints(vals []int64, xAt func(int) int, yAt func(int64) int) string {
 		b = strconv.AppendInt(b, y, 10)
 	}
 	return string(b)
-}
-
-func joinInts(vs []int64) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = strconv.FormatInt(v, 10)
-	}
-	return strings.Join(s, ", ")
 }
 
 // ----- Step list: the diagram in words -----
@@ -441,15 +456,16 @@ type stepView struct {
 func newStepGroups(pv *playgroundView) []stepGroup {
 	tr := pv.trace
 	sql := pv.state.panels.has(panelSQL) // closed, a step's SQL, values and rows are not drawn
-	var out []stepGroup
+	out := make([]stepGroup, 0, len(tr.Events))
 	for _, ev := range tr.Events {
 		g := stepGroup{Event: ev.Index, Text: ev.Text, Tick: ev.Tick, Current: ev.Index == pv.at, Future: ev.Index > pv.at,
-			Divergent: pv.div != nil && pv.div.Event == ev.Index}
+			Divergent: pv.div != nil && pv.div.Event == ev.Index, Handlers: make([]stepHandlerGroup, 0, len(tr.Handlers))}
 		for _, h := range tr.Handlers {
 			hg := stepHandlerGroup{Name: h.Name}
 			if ev.Index <= len(h.Frames) {
 				f := h.Frames[ev.Index-1]
 				g.Tick = f.Tick
+				hg.Steps = make([]stepView, 0, f.StepCount)
 				for i := f.FirstStep; i > 0 && i < f.FirstStep+f.StepCount && i <= len(h.Steps); i++ {
 					st := h.Steps[i-1]
 					hg.Steps = append(hg.Steps, newStepView(st, h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !g.Future, sql))
@@ -487,7 +503,7 @@ func newStepView(st playground.Step, divergent, sql bool) stepView {
 		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
 	}
 	if st.Note != "" {
-		sv.Text += ": " + st.Note
+		sv.Text = sv.Text + ": " + st.Note
 	}
 	switch {
 	case st.RowsAffected != nil:

@@ -121,7 +121,9 @@ func drawDiagramRow(m *markup, pv *playgroundView, r *diagramRow) {
 	m.raw(`<text class="dg-gutter" x="10"`)
 	m.intAttr("y", r.Y)
 	m.raw(`>`)
-	m.text(r.Gutter)
+	m.text(r.Name)
+	m.raw(" · ")
+	m.int(r.Step)
 	m.raw(`</text> `)
 	if r.Arrow {
 		m.raw(`<line class="dg-arrow"`)

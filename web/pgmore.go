@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -52,7 +53,23 @@ const moreNamesText = "workers, broker and handlers"
 func (ps morePanels) has(p morePanels) bool { return ps&p != 0 }
 
 // String is the canonical text of a set: its names in moreNames' order.
-func (ps morePanels) String() string { return bitsText(moreNames[:], ps) }
+func (ps morePanels) String() string { return moreTexts()[ps] }
+
+// moreTexts and panelTexts are every set's text, written once: a click
+// writes them into dozens of links.
+var (
+	moreTexts  = sync.OnceValue(func() *[256]string { return bitsTexts(moreNames[:]) })
+	panelTexts = sync.OnceValue(func() *[256]string { return bitsTexts(panelNames[:]) })
+)
+
+// bitsTexts is bitsText of every set of names.
+func bitsTexts[T ~uint8](names []namedBit[T]) *[256]string {
+	var out [256]string
+	for set := range out {
+		out[set] = bitsText(names, T(set))
+	}
+	return &out
+}
 
 // bitsText is a set's names in the order of names, comma-separated.
 func bitsText[T ~uint8](names []namedBit[T], set T) string {

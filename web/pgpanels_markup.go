@@ -22,7 +22,13 @@ func drawChart(m *markup, c *chartView) {
 	m.raw(" ")
 	m.int(c.Height)
 	m.raw(`" role="img"`)
-	m.attr("aria-label", c.Desc)
+	m.raw(` aria-label="`)
+	m.text(c.Label)
+	m.raw(` after each event, expected: `)
+	m.ints(c.Expected)
+	m.raw(`; actual: `)
+	m.ints(c.Actual)
+	m.raw(`."`)
 	m.raw(` data-testid="pg-chart"><line class="ch-axis"`)
 	m.intAttr("x1", c.Left)
 	m.intAttr("y1", c.Base)
@@ -39,7 +45,7 @@ func drawChart(m *markup, c *chartView) {
 		m.intAttr("x", c.Left-4)
 		m.intAttr("y", t.Pos+4)
 		m.raw(` text-anchor="end">`)
-		m.text(t.Label)
+		m.int64(t.Value)
 		m.raw(`</text> `)
 	}
 	for _, t := range c.XTicks {
@@ -47,7 +53,7 @@ func drawChart(m *markup, c *chartView) {
 		m.intAttr("x", t.Pos)
 		m.intAttr("y", c.Base+14)
 		m.raw(` text-anchor="middle">`)
-		m.text(t.Label)
+		m.int64(t.Value)
 		m.raw(`</text> `)
 	}
 	m.raw(`<rect class="ch-cursor"`)

@@ -49,7 +49,7 @@ var panelNames = [...]panelName{{panelRows, "rows"}, {panelChart, "chart"}, {pan
 func (ps pgPanels) has(p pgPanels) bool { return ps&p != 0 }
 
 // String is the canonical text of a set: its names in panelNames' order.
-func (ps pgPanels) String() string { return bitsText(panelNames[:], ps) }
+func (ps pgPanels) String() string { return panelTexts()[ps] }
 
 // parsePanels reads a comma-separated set of panel names.
 func parsePanels(text string) (pgPanels, error) {

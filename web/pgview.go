@@ -279,11 +279,11 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 		if !tableShown(t, sc) {
 			continue
 		}
-		tv := tableView{Name: t.Table, Columns: t.Columns}
+		tv := tableView{Name: t.Table, Columns: t.Columns, Rows: make([]rowView, 0, len(t.Rows))}
 		for _, r := range t.Rows {
-			rv := rowView{Changed: slices.Contains(changed, t.Table+"/"+r.Key)}
-			for _, val := range r.Values {
-				rv.Cells = append(rv.Cells, cellText(val))
+			rv := rowView{Changed: slices.Contains(changed, t.Table+"/"+r.Key), Cells: make([]string, len(r.Values))}
+			for i, val := range r.Values {
+				rv.Cells[i] = cellText(val)
 			}
 			tv.Rows = append(tv.Rows, rv)
 		}
