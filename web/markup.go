@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -69,26 +68,28 @@ func (m *markup) text(s string) { m.b = appendEscaped(m.b, s) }
 // appendEscaped appends s to b with &, <, >, ' and " escaped as
 // html.EscapeString escapes them.
 func appendEscaped(b []byte, s string) []byte {
-	for {
-		i := strings.IndexAny(s, `<>&'"`)
-		if i < 0 {
-			return append(b, s...)
-		}
-		b = append(b, s[:i]...)
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
 		switch s[i] {
 		case '<':
-			b = append(b, "&lt;"...)
+			esc = "&lt;"
 		case '>':
-			b = append(b, "&gt;"...)
+			esc = "&gt;"
 		case '&':
-			b = append(b, "&amp;"...)
+			esc = "&amp;"
 		case '\'':
-			b = append(b, "&#39;"...)
+			esc = "&#39;"
+		case '"':
+			esc = "&#34;"
 		default:
-			b = append(b, "&#34;"...)
+			continue
 		}
-		s = s[i+1:]
+		b = append(b, s[last:i]...)
+		b = append(b, esc...)
+		last = i + 1
 	}
+	return append(b, s[last:]...)
 }
 
 // int appends n in decimal.

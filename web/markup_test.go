@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"html"
 	"testing"
 
 	"github.com/a-h/templ"
@@ -35,4 +36,17 @@ func TestMarkup_ComponentWritesNumbersAndFlags(t *testing.T) {
 	if got, want := buf.String(), `<g y="-12" data-on>`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
+}
+
+// FuzzMarkup_EscapesAsHTML: markup's escaping, which appends in place, is
+// html.EscapeString's (templ's) for any text.
+func FuzzMarkup_EscapesAsHTML(f *testing.F) {
+	for _, s := range []string{"", "plain", `<script>"x"</script>`, "a & b", "it's", "⚑ ünïcode", "&amp;", "\xff<"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendEscaped([]byte("x"), s)), "x"+html.EscapeString(s); got != want {
+			t.Errorf("%q: got %q, want %q", s, got, want)
+		}
+	})
 }

@@ -12,3 +12,6 @@ func init() {
 	admissionCostUnit *= raceSlowdown
 	exerciseCheckTimeout *= raceSlowdown
 }
+
+// raceEnabled: the tests run with -race; the longest ones check a sample.
+const raceEnabled = true
