@@ -69,7 +69,8 @@
 //
 // # The playground
 //
-// One component, LivePlayground (playground.templ), drawn in three places:
+// One component, LivePlayground (admission.templ; the live figure is drawn
+// by pglive_markup.go), in three places:
 // a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
 // /playground and /embed/playground. Its whole state is in the URL
 // (pgstate.go; written and read only by the codec in pgurl.go, which the

@@ -440,17 +440,10 @@ type stepHandlerGroup struct {
 }
 
 type stepView struct {
-	Index     int
-	Worker    string
-	Kind      string
-	Text      string
-	SQL       string
-	Args      string // "amount = 50, account_id = acc-1"
-	Rows      string // "1 row changed", "0 rows found"
-	Error     string
+	step      *playground.Step // in the trace the view shows
+	Args      string           // "amount = 50, account_id = acc-1"
 	Changes   []string
 	Divergent bool
-	Effect    bool
 }
 
 func newStepGroups(pv *playgroundView) []stepGroup {
@@ -467,7 +460,7 @@ func newStepGroups(pv *playgroundView) []stepGroup {
 				g.Tick = f.Tick
 				hg.Steps = make([]stepView, 0, f.StepCount)
 				for i := f.FirstStep; i > 0 && i < f.FirstStep+f.StepCount && i <= len(h.Steps); i++ {
-					st := h.Steps[i-1]
+					st := &h.Steps[i-1]
 					hg.Steps = append(hg.Steps, newStepView(st, h.FirstDivergence != nil && h.FirstDivergence.Step == st.Index && !g.Future, sql))
 				}
 			}
@@ -479,40 +472,10 @@ func newStepGroups(pv *playgroundView) []stepGroup {
 }
 
 // newStepView is a step of the step list; its bound values and changed
-// rows only when sql (the SQL panel is open, the one place they show).
-func newStepView(st playground.Step, divergent, sql bool) stepView {
-	sv := stepView{Index: st.Index, Worker: st.Worker, Kind: st.Kind, SQL: st.SQL, Error: st.Error, Divergent: divergent, Effect: st.Effect}
-	who := st.Worker
-	if who == "" {
-		who = "broker"
-	}
-	switch st.Kind {
-	case playground.StepDeliver:
-		sv.Text = "The broker delivers " + st.Message + " to " + st.Worker + " (attempt " + strconv.Itoa(st.Attempt) + ")"
-		if st.Copy > 1 {
-			sv.Text = "The broker delivers copy " + strconv.Itoa(st.Copy) + " of " + st.Message + " to " + st.Worker + " (attempt " + strconv.Itoa(st.Attempt) + " of that copy)"
-		}
-	case playground.StepSQL:
-		sv.Text = who + " runs " + sqlLabel(st.SQL)
-	case playground.StepBlocked:
-		sv.Text = who + " is blocked on " + sqlLabel(st.SQL) + " (SQLITE_BUSY) and will retry"
-		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error; the note says whose
-			sv.Text = who + " runs " + sqlLabel(st.SQL) + ", and PostgreSQL makes it wait"
-		}
-	default:
-		sv.Text = who + ": " + strings.ReplaceAll(st.Kind, "-", " ")
-	}
-	if st.Note != "" {
-		sv.Text = sv.Text + ": " + st.Note
-	}
-	switch {
-	case st.RowsAffected != nil:
-		sv.Rows = english.Plural(int(*st.RowsAffected), "row", "rows") + " changed"
-	case st.RowsFound != nil:
-		sv.Rows = english.Plural(int(*st.RowsFound), "row", "rows") + " found"
-	default:
-		sv.Rows = pgFailure(st.Error)
-	}
+// rows only when sql (the SQL panel is open, the one place they show). Its
+// words are written when it is drawn (drawStepText).
+func newStepView(st *playground.Step, divergent, sql bool) stepView {
+	sv := stepView{step: st, Divergent: divergent}
 	if !sql {
 		return sv
 	}

@@ -1,9 +1,13 @@
 package web
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/a-h/templ"
+
+	"idemlab/internal/english"
+	"idemlab/playground"
 )
 
 // The parts of the playground's panels that repeat per event, per step or
@@ -140,33 +144,43 @@ func drawStepGroups(m *markup, pv *playgroundView) {
 	m.raw(`</ol>`)
 }
 
-func drawStep(m *markup, st *stepView, sql bool) {
+func drawStep(m *markup, sv *stepView, sql bool) {
+	st := sv.step
 	m.raw(`<li class="pg-step"`)
 	m.attr("data-kind", st.Kind)
 	m.intAttr("value", st.Index)
 	m.raw(` data-testid="pg-step"`)
-	m.flag("data-divergent", st.Divergent)
+	m.flag("data-divergent", sv.Divergent)
 	m.raw(`>`)
-	m.text(st.Text)
+	drawStepText(m, st)
 	m.raw(` `)
-	if st.Rows != "" {
+	switch failure := pgFailure(st.Error); {
+	case st.RowsAffected != nil:
 		m.raw(`<span class="pg-muted">— `)
-		m.text(st.Rows)
+		m.text(english.Plural(int(*st.RowsAffected), "row", "rows"))
+		m.raw(` changed</span> `)
+	case st.RowsFound != nil:
+		m.raw(`<span class="pg-muted">— `)
+		m.text(english.Plural(int(*st.RowsFound), "row", "rows"))
+		m.raw(` found</span> `)
+	case failure != "":
+		m.raw(`<span class="pg-muted">— `)
+		m.text(failure)
 		m.raw(`</span> `)
 	}
 	if st.Effect {
 		m.raw(`<span class="pg-tag">effect committed</span> `)
 	}
-	if st.Divergent {
+	if sv.Divergent {
 		m.raw(`<span class="pg-tag pg-tag-bad" data-divergence>⚑ diverges here</span> `)
 	}
 	if st.SQL != "" && sql {
 		m.raw(`<pre class="pg-sql" data-testid="pg-sql"><code>`)
 		m.text(st.SQL)
 		m.raw(`</code></pre><dl class="pg-sql-facts">`)
-		if st.Args != "" {
+		if sv.Args != "" {
 			m.raw(`<div><dt>Bound values</dt><dd><code>`)
-			m.text(st.Args)
+			m.text(sv.Args)
 			m.raw(`</code></dd></div>`)
 		}
 		if st.Error != "" {
@@ -174,7 +188,7 @@ func drawStep(m *markup, st *stepView, sql bool) {
 			m.text(st.Error)
 			m.raw(`</dd></div>`)
 		}
-		for _, ch := range st.Changes {
+		for _, ch := range sv.Changes {
 			m.raw(`<div><dt>Row</dt><dd><code>`)
 			m.text(ch)
 			m.raw(`</code></dd></div>`)
@@ -182,6 +196,58 @@ func drawStep(m *markup, st *stepView, sql bool) {
 		m.raw(`</dl>`)
 	}
 	m.raw(`</li>`)
+}
+
+// drawStepText is a step in words: "The broker delivers msg-1 to A
+// (attempt 1)", "A runs UPDATE accounts", with its note after a colon.
+func drawStepText(m *markup, st *playground.Step) {
+	who := st.Worker
+	if who == "" {
+		who = "broker"
+	}
+	switch st.Kind {
+	case playground.StepDeliver:
+		if st.Copy > 1 {
+			m.raw("The broker delivers copy ")
+			m.int(st.Copy)
+			m.raw(" of ")
+		} else {
+			m.raw("The broker delivers ")
+		}
+		m.text(st.Message)
+		m.raw(" to ")
+		m.text(st.Worker)
+		m.raw(" (attempt ")
+		m.int(st.Attempt)
+		if st.Copy > 1 {
+			m.raw(" of that copy)")
+		} else {
+			m.raw(")")
+		}
+	case playground.StepSQL:
+		m.text(who)
+		m.raw(" runs ")
+		m.text(sqlLabel(st.SQL))
+	case playground.StepBlocked:
+		m.text(who)
+		if st.Error == "" { // PostgreSQL: the statement waits on a lock, no error; the note says whose
+			m.raw(" runs ")
+			m.text(sqlLabel(st.SQL))
+			m.raw(", and PostgreSQL makes it wait")
+		} else {
+			m.raw(" is blocked on ")
+			m.text(sqlLabel(st.SQL))
+			m.raw(" (SQLITE_BUSY) and will retry")
+		}
+	default:
+		m.text(who)
+		m.raw(": ")
+		m.text(strings.ReplaceAll(st.Kind, "-", " "))
+	}
+	if st.Note != "" {
+		m.raw(": ")
+		m.text(st.Note)
+	}
 }
 
 // pgLink draws a control: a link when it applies, a greyed label when not.
