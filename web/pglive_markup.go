@@ -457,7 +457,7 @@ func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	}
 	m.raw(`<div class="pg-more-row">`)
 	for i := range pv.more {
-		if err := pgMore(pv, i).Render(ctx, m); err != nil {
+		if err := drawMore(ctx, m, pv, i); err != nil {
 			return err
 		}
 	}
@@ -496,6 +496,44 @@ func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	m.raw(`<button type="button" class="pg-btn needs-js" data-undo aria-keyshortcuts="u"`)
 	m.attr("title", pv.controls.Undo.Title)
 	m.raw(`>Undo <kbd class="pg-key" aria-hidden="true">u</kbd></button></p></div></section>`)
+	return nil
+}
+
+// pgMore is control panel i (moreNames, pgmore.go): open with its
+// contents, or closed with a link to this state with it open, which
+// playground.js replaces by fetching the panel when it opens.
+func pgMore(pv *playgroundView, i int) templ.Component {
+	return markupRender(func(ctx context.Context, m *markup) error { return drawMore(ctx, m, pv, i) })
+}
+
+func drawMore(ctx context.Context, m *markup, pv *playgroundView, i int) error {
+	p := &pv.more[i]
+	m.raw(`<details class="pg-panel pg-more"`)
+	m.attr("data-more", p.Name)
+	m.raw(` data-testid="pg-more"`)
+	m.flag("open", p.Open)
+	m.raw(`><summary class="pg-panel-title">`)
+	m.text(p.Label)
+	m.raw(`</summary> `)
+	if !p.Open {
+		m.raw(`<p class="pg-more-open"><a`)
+		m.attr("href", p.Href)
+		m.raw(` data-more-open data-testid="pg-more-open">Show these controls</a></p></details>`)
+		return nil
+	}
+	var panel templ.Component
+	switch moreNames[i].panel {
+	case moreWorkers:
+		panel = pgWorkersPanel(pv)
+	case moreBroker:
+		panel = pgBrokerPanel(pv)
+	default:
+		panel = pgHandlersPanel(pv)
+	}
+	if err := panel.Render(ctx, m); err != nil {
+		return err
+	}
+	m.raw(`</details>`)
 	return nil
 }
 

@@ -75,6 +75,9 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 			}
 		}
 	}
+	for _, name := range moreNames { // a control panel alone, as playground.js fetches it
+		seeds = append(seeds, "/playground?scenario=lost-ack&"+keyPanel+"="+name.name, "/playground?scenario=partition-crash&"+keyPanel+"="+name.name)
+	}
 	seeds = append(seeds,
 		"/playground?scenario=lost-ack&script=deliver+msg-1%0Adeliver+nosuch&was=deliver+msg-1",
 		"/playground?scenario=lost-ack&handler="+url.QueryEscape("INSERT INTO processed_messages (message_id) VALUES (:message_id);")+allPanels,
