@@ -661,20 +661,31 @@ func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
 		}
 	}
 	b.WriteString("|fx:" + s.fx.keyString())
+	writeRows(&b, s.l)
+	return hashKey(b.Bytes())
+}
+
+// writeRows writes the ledger's committed rows for a key: by value (rowids
+// do not matter to a handler), each table's sorted.
+func writeRows(b *bytes.Buffer, l *ledger) {
 	for _, t := range tableOrder {
 		b.WriteString("|" + t + ":")
-		rows := s.l.rows(t)
+		rows := l.rows(t)
 		vals := make([]string, 0, len(rows))
 		for _, v := range rows {
 			vals = append(vals, fmt.Sprint(v...))
 		}
 		sort.Strings(vals)
 		for _, v := range vals {
-			str(v)
+			b.WriteString(strconv.Quote(v))
+			b.WriteByte(',')
 		}
 	}
+}
+
+func hashKey(b []byte) exploreKey {
 	h := fnv.New128a()
-	h.Write(b.Bytes())
+	h.Write(b)
 	var k exploreKey
 	copy(k[:], h.Sum(nil))
 	return k

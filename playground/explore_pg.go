@@ -1,9 +1,10 @@
 package playground
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -20,10 +21,22 @@ import (
 //     With a transaction open, its snapshot, its row locks (FOR UPDATE) and
 //     SERIALIZABLE's read dependencies depend on the order statements ran,
 //     which no key of rows sees; so there a state's key adds to the usual
-//     one the last quiet state and every statement that ran since, in
-//     order (childKey): PostgreSQL's state is a function of those, and two
-//     runs that differ only in where broker events fell (a lease that runs
-//     out, a copy handed out before its first statement) meet again.
+//     one (the run's own state, which the engine holds) what PostgreSQL
+//     has seen since the last quiet state (childKey): that state's
+//     committed rows, and every statement sent since, in order, with its
+//     session, text, bound values and outcome. PostgreSQL's state is a
+//     function of those: at a quiet state no snapshot, lock or read
+//     dependency exists (the handler's only lock call,
+//     pg_advisory_xact_lock, ends with its transaction), and a statement's
+//     effect depends on its session, text and values, not on the
+//     engine's clock, broker or which copy of a message is in hand. So
+//     runs that reached equal rows by different paths (a crash or a
+//     commit earlier, a copy acked or not), or that differ only in where
+//     broker events fell (a lease that runs out, a copy handed out before
+//     its first statement), meet again; the engine's side of the state is
+//     in the usual key, whole. TestCheckOn_PostgresMergedMatchesUnmerged
+//     compares this with a search that merges no state with a
+//     transaction open (pgKeyPaths).
 //   - A statement PostgreSQL has waiting on a lock is not stepped again
 //     (it would only say it still waits); the scheduler may finish it.
 //   - Only a BEGIN runs together with the step after it: on PostgreSQL the
@@ -108,41 +121,62 @@ func (x *explorer) image(l *ledger) (*ledgerImage, error) {
 }
 
 // childKey is the key of the state an event led to from the state at. On
-// PostgreSQL with a transaction open, it is the parent's key and the event
-// (see the comment at the top of this file).
+// PostgreSQL with a transaction open, it adds what PostgreSQL has seen
+// since the last quiet state (see the comment at the top of this file).
 func (x *explorer) childKey(s *sim, bud exploreBudget, at exploreKey, ev Event) exploreKey {
 	k := x.key(s, bud)
 	if s.l.pg == nil || s.l.quiet() || x.pgRowsDecide(s) {
 		return k
 	}
+	var b bytes.Buffer
+	b.Write(k[:])
+	if pgKeyPaths {
+		b.Write(at[:])
+		b.WriteString(ev.String())
+		return hashKey(b.Bytes())
+	}
 	m, ok := x.marks[s]
 	if !ok { // not reached: every run starts quiet
-		m.key = at
+		m.state = at
 	}
-	h := fnv.New128a()
-	h.Write(k[:])
-	h.Write(m.key[:])
+	b.Write(m.state[:])
 	for _, st := range s.steps[m.steps:] {
 		switch st.Kind {
 		case StepSQL, StepBlocked, StepStop, StepCrash, StepRollback, StepAbort, StepPrune:
-			fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s;", st.Kind, st.Worker, st.Message, st.Line, st.Tick, st.Error)
+			fmt.Fprintf(&b, "%s|%s|%d|%q|%v|%s;", st.Kind, st.Worker, st.Line, st.SQL, pgArgValues(st.Args), st.Error)
 		}
 	}
-	copy(k[:], h.Sum(nil))
-	return k
+	return hashKey(b.Bytes())
 }
 
-// pgQuietMark is a PostgreSQL run's last quiet state: its key, and how
-// many steps the run had then.
+// pgKeyPaths keys every state with a transaction open by the path to it
+// from the last quiet state (its parent's key and the event), so that no
+// two such states merge: the search childKey's merging is compared with in
+// tests.
+var pgKeyPaths = false
+
+// pgArgValues is a statement's bound values, in its parameters' order.
+func pgArgValues(args []Arg) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+// pgQuietMark is a PostgreSQL run's last quiet state: the key of
+// PostgreSQL's state there (pgMark), and how many steps the run had then.
 type pgQuietMark struct {
-	key   exploreKey
+	state exploreKey
 	steps int
 }
 
-// pgMark notes a PostgreSQL run's state as its last quiet one when its
-// key decides its future: no transaction is open, or pgRowsDecide. (Its
-// descendants' keys then start from it, whichever way it was reached, so
-// that they are the same for every path a parallel search takes to it.)
+// pgMark notes a PostgreSQL run's state as its last quiet one when
+// PostgreSQL's state there is its rows: no transaction is open (then it is
+// the committed rows), or pgRowsDecide (then it is the committed rows and
+// each session's transaction and uncommitted changes). (Its descendants'
+// keys then start from it, whichever way it was reached, so that they are
+// the same for every path a parallel search takes to it.)
 func (x *explorer) pgMark(s *sim) {
 	if s.l.pg == nil || !s.l.quiet() && !x.pgRowsDecide(s) {
 		return
@@ -150,7 +184,17 @@ func (x *explorer) pgMark(s *sim) {
 	if x.marks == nil {
 		x.marks = map[*sim]pgQuietMark{}
 	}
-	x.marks[s] = pgQuietMark{key: x.key(s, exploreBudget{}), steps: len(s.steps)}
+	var b bytes.Buffer
+	writeRows(&b, s.l)
+	conns := slices.SortedFunc(slices.Values(s.l.conns), func(a, b *dbConn) int { return strings.Compare(a.name, b.name) })
+	for _, c := range conns {
+		b.WriteString("|" + c.name + ":")
+		c.writeState(&b)
+		if c.pg != nil { // no statement in flight: its status is settled
+			b.WriteByte(c.pg.conn.TxStatus())
+		}
+	}
+	x.marks[s] = pgQuietMark{state: hashKey(b.Bytes()), steps: len(s.steps)}
 }
 
 // pgStillWaits: the worker's statement is one PostgreSQL has waiting on a
