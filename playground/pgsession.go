@@ -105,6 +105,9 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 		// so asking at once tells whether it still waits.
 		poll = 0
 	}
+	if pl.cannotWait(sess) {
+		poll = pgLockTimeout // it finishes: statement_timeout bounds it
+	}
 	deadline := time.Now().Add(pgLockTimeout + time.Second)
 	for {
 		select {
