@@ -40,6 +40,7 @@ type explorer struct {
 	shared *exploreShared
 	index  int
 	marks  map[*sim]pgQuietMark // each live PostgreSQL run's last quiet state (explore_pg.go)
+	quiet  []pgQuietState       // the quiet states on the path being explored, deepest last (explore_pg_replay.go)
 
 	nodes     map[exploreKey]*exploreNode
 	root      exploreKey
@@ -250,11 +251,14 @@ func (x *explorer) step(s *sim, ev Event) (bool, error) {
 
 // replay rebuilds the state at the end of events on a fresh ledger.
 func (x *explorer) replay(events []Event) (*sim, error) {
-	s, err := x.newSim()
-	if err != nil {
-		return nil, err
+	s, from := x.pgReplayFrom(events)
+	if s == nil {
+		var err error
+		if s, err = x.newSim(); err != nil {
+			return nil, err
+		}
 	}
-	for _, ev := range events {
+	for _, ev := range events[from:] {
 		ok, err := x.step(s, ev)
 		if err != nil || !ok {
 			x.release(s)
@@ -308,9 +312,13 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 	// Siblings start from this node again: from a snapshot when no worker
 	// is mid-handler (no transaction to copy), else by replaying the path.
 	var snap *exploreSnapshot
-	if len(actions) > 1 {
+	if len(actions) > 1 || x.lg.Postgres != nil {
 		snap = x.snapshot(s)
 		defer snap.close()
+	}
+	if snap != nil && x.lg.Postgres != nil {
+		x.quiet = append(x.quiet, pgQuietState{path: path, snap: snap})
+		defer func() { x.quiet = x.quiet[:len(x.quiet)-1] }()
 	}
 	for _, a := range actions {
 		if err := x.ctx.Err(); err != nil {

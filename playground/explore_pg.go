@@ -188,10 +188,13 @@ func (x *explorer) pgMark(s *sim) {
 	writeRows(&b, s.l)
 	conns := slices.SortedFunc(slices.Values(s.l.conns), func(a, b *dbConn) int { return strings.Compare(a.name, b.name) })
 	for _, c := range conns {
-		b.WriteString("|" + c.name + ":")
-		c.writeState(&b)
-		if c.pg != nil { // no statement in flight: its status is settled
-			b.WriteByte(c.pg.conn.TxStatus())
+		// No statement is in flight, so the session's status is settled.
+		// An idle session is left out: the same whether a run opened it
+		// (the janitor's) or a restored one did not.
+		if st := c.pg.conn.TxStatus(); c.inTx || len(c.pending) > 0 || st != 'I' {
+			b.WriteString("|" + c.name + ":")
+			c.writeState(&b)
+			b.WriteByte(st)
 		}
 	}
 	x.marks[s] = pgQuietMark{state: hashKey(b.Bytes()), steps: len(s.steps)}

@@ -1,8 +1,10 @@
 package playground
 
 // exploreSnapshot is a run's state at a node where no worker holds a
-// message: the ledger's image, and the Go state of the run.
+// message (on PostgreSQL: where no transaction is open, pgSnapshotJobs):
+// the ledger's image, and the Go state of the run.
 type exploreSnapshot struct {
+	jobs      map[string]pgSnapshotJob // worker → the message it holds (PostgreSQL)
 	ledger    *ledgerImage
 	now       int64
 	event     int
@@ -19,7 +21,7 @@ type exploreSnapshot struct {
 // a transaction is open, or when the copy fails (the caller replays).
 func (x *explorer) snapshot(s *sim) *exploreSnapshot {
 	for _, w := range s.workers {
-		if w.job != nil || w.blockedAt > 0 {
+		if w.job != nil && !pgSnapshotJobs(s) || w.blockedAt > 0 {
 			return nil
 		}
 	}
@@ -33,7 +35,7 @@ func (x *explorer) snapshot(s *sim) *exploreSnapshot {
 	snap := &exploreSnapshot{ledger: im,
 		now: s.now, event: s.event, blockSeq: s.blockSeq, log: append([]string(nil), s.log...),
 		delivered: map[string]bool{}, fx: s.fx.clone(), msgs: map[string][]brokerCopy{},
-		filters: map[string]map[string]bool{}, steps: s.steps[:len(s.steps):len(s.steps)]}
+		filters: map[string]map[string]bool{}, steps: s.steps[:len(s.steps):len(s.steps)], jobs: snapshotJobs(s)}
 	for k, v := range s.delivered {
 		snap.delivered[k] = v
 	}
@@ -111,6 +113,9 @@ func (snap *exploreSnapshot) restoreInto(s *sim) *sim {
 	for _, w := range s.workers {
 		for id := range snap.filters[w.name] {
 			w.remember(id)
+		}
+		if j, ok := snap.jobs[w.name]; ok {
+			w.job = j.restore(s)
 		}
 	}
 	return s
