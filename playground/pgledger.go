@@ -394,8 +394,7 @@ func (pl *pgLedger) reset(ctx context.Context, tmpl *ledgerImage) error {
 		}
 		pl.monitor = m
 	}
-	var b strings.Builder
-	b.WriteString("BEGIN;")
+	var b strings.Builder // one query of many statements: one transaction
 	for _, t := range tableOrder {
 		b.WriteString(" DELETE FROM " + t + ";")
 	}
@@ -417,7 +416,6 @@ func (pl *pgLedger) reset(ctx context.Context, tmpl *ledgerImage) error {
 			b.WriteString(");")
 		}
 	}
-	b.WriteString(" COMMIT;")
 	pl.monitor.notices = nil
 	err := execAll(ctx, pl.monitor.conn, b.String())
 	pl.monitor.notices = nil
