@@ -324,6 +324,9 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 		if err := x.ctx.Err(); err != nil {
 			return err
 		}
+		if x.frontier != nil && len(path) == 0 && x.mirrored([]Event{a.ev}) {
+			continue // left out of a parallel search (explore_pg.go)
+		}
 		if s == nil && snap != nil {
 			s = x.restore(snap)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -45,8 +46,12 @@ import (
 //   - A snapshot at a quiet state is its committed rows; restoring one is
 //     the ledger's reset with those rows (a fraction of a millisecond).
 //   - The search runs in parallel: the first pgFrontierDepth events are
-//     explored on one ledger, then each state reached there is the root of
-//     a subtree explored on a ledger of its own, pgCheckParallel at a time.
+//     explored on one ledger, and each state reached there is the root of
+//     a subtree explored on a ledger of its own, pgCheckParallel at a time
+//     (one fewer while the sequential part runs: a subtree starts as soon
+//     as it is met). Mirror images are left out (mirrored), from the
+//     first event on. Unless the sequential part fails (its failure is the
+//     answer, as when it ran alone), its subtrees decide.
 //     Subtrees are numbered in the order the sequential search meets them,
 //     and a subtree skips a state that a lower-numbered one has entered
 //     with at least its budget (exploreShared), as the sequential search
@@ -259,39 +264,50 @@ func (x *explorer) run() error {
 	if x.lg.Postgres == nil {
 		return x.explore()
 	}
-	var items []exploreItem
+	var (
+		mu      sync.Mutex
+		handed  = sync.NewCond(&mu) // an item was handed out, or the last was
+		items   []exploreItem
+		ended   bool // the sequential part has handed out its last item
+		subs    []*explorer
+		errs    []error
+		cancels []context.CancelFunc
+		next    int
+		stopAt  = math.MaxInt // the lowest subtree that ended the search
+	)
+	shared := &exploreShared{expanded: map[exploreKey][]ownedBudget{}}
 	x.frontierDepth = pgFrontierDepth
 	x.frontier = func(it exploreItem) {
-		if !x.mirrored(it.path) {
-			items = append(items, it)
+		if x.mirrored(it.path) {
+			return
 		}
+		mu.Lock()
+		items = append(items, it)
+		subs, errs, cancels = append(subs, nil), append(errs, nil), append(cancels, nil)
+		handed.Broadcast()
+		mu.Unlock()
 	}
-	err := x.explore()
-	x.frontier = nil
-	if err != nil || x.failure != nil || x.refused != nil || len(items) == 0 {
-		return err
-	}
-	subs := make([]*explorer, len(items))
-	errs := make([]error, len(items))
-	cancels := make([]context.CancelFunc, len(items))
-	var mu sync.Mutex
-	shared := &exploreShared{expanded: map[exploreKey][]ownedBudget{}}
-	next, stopAt := 0, len(items) // stopAt: the lowest subtree that ended the search
+	// Subtrees start as soon as the sequential part hands them out: it
+	// runs one statement at a time, and the others' ledgers would idle.
+	// It keeps a ledger of its own meanwhile.
 	var wg sync.WaitGroup
-	for range min(pgCheckParallel(x.lg), len(items)) {
+	for range max(1, pgCheckParallel(x.lg)-1) {
 		wg.Go(func() {
 			for {
 				mu.Lock()
+				for next >= len(items) && !ended {
+					handed.Wait()
+				}
 				i := next
-				next++
-				if i >= stopAt {
+				if i >= len(items) || i >= stopAt {
 					mu.Unlock()
 					return
 				}
+				next++
 				ctx, cancel := context.WithCancel(x.ctx)
 				subs[i], cancels[i] = x.sub(ctx, shared, i), cancel
-				mu.Unlock()
 				sub, it := subs[i], items[i]
+				mu.Unlock()
 				sub.root = it.key
 				sub.nodes[it.key] = &exploreNode{}
 				err := sub.visit(it.path, nil, it.bud, it.key, sub.nodes[it.key])
@@ -313,7 +329,25 @@ func (x *explorer) run() error {
 			}
 		})
 	}
+	err := x.explore()
+	x.frontier = nil
+	mu.Lock()
+	ended = true
+	if err != nil || x.failure != nil || x.refused != nil {
+		// The sequential part's answer stands, as when it ran alone.
+		stopAt = -1
+		for _, cancel := range cancels {
+			if cancel != nil {
+				cancel()
+			}
+		}
+	}
+	handed.Broadcast()
+	mu.Unlock()
 	wg.Wait()
+	if err != nil || x.failure != nil || x.refused != nil || len(items) == 0 {
+		return err
+	}
 	for i := 0; i < len(items) && i <= stopAt; i++ {
 		sub := subs[i]
 		x.runs += sub.runs
