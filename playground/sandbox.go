@@ -218,8 +218,9 @@ func (c *sandboxConn) QueryContext(ctx context.Context, q string, args []driver.
 
 // sandboxWallCap stops a statement whatever CPU it used: a statement that
 // waits this long is stuck (worker connections have busy_timeout=0, so a
-// statement never waits for a lock; only a starved machine gets here).
-const sandboxWallCap = time.Second
+// statement never waits for a lock; only a starved machine gets here, and
+// the learner is told so, not that their statement was too costly).
+const sandboxWallCap = 5 * time.Second
 
 // sandboxTransactionControl tells BEGIN, COMMIT, END and ROLLBACK (the
 // statements a handler's parser accepts besides reads and writes, see
@@ -265,8 +266,12 @@ func sandboxDeadline(ctx context.Context, limit time.Duration) (context.Context,
 				used = time.Duration(now - start)
 			}
 		}
-		if used >= limit || time.Since(began) >= wallCap {
+		if used >= limit {
 			cancel(errSandboxDeadline)
+			return
+		}
+		if time.Since(began) >= wallCap {
+			cancel(errSandboxStalled)
 			return
 		}
 		timer.Reset(max(limit-used, time.Millisecond))
@@ -283,7 +288,10 @@ func sandboxDeadline(ctx context.Context, limit time.Duration) (context.Context,
 	}
 }
 
-var errSandboxDeadline = errors.New("statement deadline")
+var (
+	errSandboxDeadline = errors.New("statement deadline")
+	errSandboxStalled  = errors.New("statement stalled")
+)
 
 // sandboxRows keeps the statement's deadline running while rows are read.
 type sandboxRows struct {
@@ -307,6 +315,9 @@ func (r *sandboxRows) Close() error {
 func sandboxError(parent, stmt context.Context, timeout time.Duration, err error) error {
 	if err == nil || err == io.EOF {
 		return err
+	}
+	if parent.Err() == nil && context.Cause(stmt) == errSandboxStalled {
+		return fmt.Errorf("%sthe statement did not finish within %d s because the server is too busy; try again in a moment", sandboxRefused, int(sandboxWallCap/time.Second))
 	}
 	if parent.Err() == nil && context.Cause(stmt) == errSandboxDeadline {
 		return fmt.Errorf("%sthe statement %s %d ms of CPU time and was stopped; a handler statement should touch a few rows", sandboxRefused, sandboxTooLong, timeout.Milliseconds())
