@@ -13,15 +13,7 @@ import (
 // (a new one included) reads what the others committed, and closing the
 // ledger forgets the content with the files.
 func TestLedgerVFS_TheFilesKeepTheirFirstBytes(t *testing.T) {
-	sc, _ := LookupScenario("order-shipping")
-	tmpl, err := sc.template()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := openLedger(tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, tmpl := openScenarioLedger(t, "order-shipping")
 	l.key = poolKey{tmpl, false}
 	scribble(t, l, false, rand.New(rand.NewPCG(1, 2)))
 
@@ -58,4 +50,20 @@ func TestLedgerVFS_TheFilesKeepTheirFirstBytes(t *testing.T) {
 			t.Errorf("%s: still on disk (%v)", p, err)
 		}
 	}
+}
+
+// openScenarioLedger opens a fresh ledger of scenario's template; the
+// caller closes it.
+func openScenarioLedger(t *testing.T, scenario string) (*ledger, *ledgerImage) {
+	t.Helper()
+	sc, _ := LookupScenario(scenario)
+	tmpl, err := sc.template()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := openLedger(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, tmpl
 }

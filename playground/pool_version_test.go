@@ -9,15 +9,7 @@ import (
 // change hooks), and rests when nothing committed: each round's ledger is
 // fresh, seen from the keeper and from a worker's connection.
 func TestLedgerPool_ResetSeesEveryCommit(t *testing.T) {
-	sc, _ := LookupScenario("lost-ack")
-	tmpl, err := sc.template()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := openLedger(tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, tmpl := openScenarioLedger(t, "lost-ack")
 	defer l.close()
 	l.key = poolKey{tmpl, false}
 	want := dumpLedger(t, l.pinned.conn, false)

@@ -363,15 +363,7 @@ func TestSandbox_TransactionControlIsNotMetered(t *testing.T) {
 
 	// A COMMIT held to a limit it cannot meet still commits: a verdict
 	// never depends on how loaded the machine is when a transaction ends.
-	sc, _ := LookupScenario("lost-ack")
-	tmpl, err := sc.template()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := openLedger(tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, _ := openScenarioLedger(t, "lost-ack")
 	defer l.close()
 	c, err := l.sandboxedConn("A", time.Hour)
 	if err != nil {
