@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"idemlab/internal/gctune"
 	"io"
 	"log/slog"
 	"net"
@@ -145,6 +146,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := newLogger(cfg.LogFormat, stderr)
+	gc, _ := gctune.Apply()
+	logger.Info("garbage collector", "GOGC", gc.Percent, "memory_limit_mib", gc.MemoryLimit>>20, "from_environment", gc.FromEnv)
 
 	// The watcher notes the folder before the course loads, so that an edit
 	// made while it loads is reloaded rather than missed.

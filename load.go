@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"idemlab/internal/gctune"
 	"io"
 	"log/slog"
 	"net"
@@ -48,6 +49,9 @@ func load(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	base := *target
 	if base == "" {
+		gc, restore := gctune.Apply() // as serve runs
+		defer restore()
+		fmt.Fprintf(stdout, "server in this process: GOGC=%d, memory limit %d MiB\n", gc.Percent, gc.MemoryLimit>>20)
 		site, err := web.NewServer(web.Config{TrustProxy: true, Logger: slog.New(slog.DiscardHandler)}, course)
 		if err != nil {
 			return err

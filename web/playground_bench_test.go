@@ -16,6 +16,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"idemlab/internal/gctune"
 	"idemlab/playground"
 )
 
@@ -26,8 +27,12 @@ import (
 // Production defaults are untouched: only this server's fields change.
 func benchServer(b *testing.B) *Server { return benchServerWith(b, Config{}) }
 
-// benchServerWith is benchServer with cfg (its PostgreSQL ledgers).
+// benchServerWith is benchServer with cfg (its PostgreSQL ledgers). The
+// process runs with the garbage collector's settings of idemlab serve
+// (internal/gctune) for the benchmark, as a serving process does.
 func benchServerWith(b *testing.B, cfg Config) *Server {
+	_, restoreGC := gctune.Apply()
+	b.Cleanup(restoreGC)
 	s := newTestServer(b, cfg)
 	unlimited := newRateLimiter(1e12, 1e12, false)
 	s.limiter, s.adm.limiter = unlimited, unlimited
