@@ -147,6 +147,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := newLogger(cfg.LogFormat, stderr)
 	gc, _ := gctune.Apply()
+	go gctune.FreeWhenIdle(ctx)
 	logger.Info("garbage collector", "GOGC", gc.Percent, "memory_limit_mib", gc.MemoryLimit>>20, "from_environment", gc.FromEnv)
 
 	// The watcher notes the folder before the course loads, so that an edit

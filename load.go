@@ -51,6 +51,9 @@ func load(ctx context.Context, args []string, stdout io.Writer) error {
 	if base == "" {
 		gc, restore := gctune.Apply() // as serve runs
 		defer restore()
+		idleCtx, stopIdle := context.WithCancel(ctx)
+		defer stopIdle()
+		go gctune.FreeWhenIdle(idleCtx)
 		fmt.Fprintf(stdout, "server in this process: GOGC=%d, memory limit %d MiB\n", gc.Percent, gc.MemoryLimit>>20)
 		site, err := web.NewServer(web.Config{TrustProxy: true, Logger: slog.New(slog.DiscardHandler)}, course)
 		if err != nil {
