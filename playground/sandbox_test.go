@@ -16,18 +16,7 @@ import (
 // connection and returns it with a second, unrelated memdb holding a secret.
 func sandboxTestConn(t *testing.T) (*dbConn, string) {
 	t.Helper()
-	sc, err := LookupScenario("lost-ack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := sc.template()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := openLedger(tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, _ := openScenarioLedger(t, "lost-ack")
 	t.Cleanup(l.close)
 	secretURI := memdbURI("secret")
 	other, err := sqliteDriver.Open(secretURI)

@@ -244,9 +244,7 @@ func drawVerdicts(m *markup, pv *playgroundView) {
 	m.raw(`<ul class="pg-verdicts" data-testid="playground-handlers" aria-label="Verdicts">`)
 	for _, h := range pv.handlers {
 		m.raw(`<li class="pg-verdict"`)
-		m.intAttr("data-h", h.Index)
-		m.attr("data-handler", h.Name)
-		m.attr("data-verdict", h.Verdict)
+		drawHandlerAttrs(m, h)
 		m.raw(` data-testid="pg-verdict">`)
 		m.raw(verdictIconSVG(h.Verdict))
 		m.raw(`<div class="pg-verdict-text"><p class="pg-verdict-head"><code class="pg-handler-name">`)
@@ -281,6 +279,14 @@ func drawVerdicts(m *markup, pv *playgroundView) {
 	}
 }
 
+// drawHandlerAttrs writes the attributes a handler's verdict and ledger
+// both carry: its column, its name and its verdict.
+func drawHandlerAttrs(m *markup, h *handlerView) {
+	m.intAttr("data-h", h.Index)
+	m.attr("data-handler", h.Name)
+	m.attr("data-verdict", h.Verdict)
+}
+
 // pgLedgers is each handler's ledger: its verdict, its figures against
 // the expected ones, and its rows and chart when their panels are open.
 func pgLedgers(pv *playgroundView) templ.Component {
@@ -292,9 +298,7 @@ func drawLedgers(m *markup, pv *playgroundView) {
 	m.raw(`<section class="pg-ledgers" aria-label="Ledgers" data-testid="pg-ledgers">`)
 	for _, h := range pv.handlers {
 		m.raw(`<article class="pg-ledger"`)
-		m.intAttr("data-h", h.Index)
-		m.attr("data-handler", h.Name)
-		m.attr("data-verdict", h.Verdict)
+		drawHandlerAttrs(m, h)
 		m.raw(` data-testid="pg-ledger"><div class="pg-ledger-head"><h3><code>`)
 		m.text(h.Name)
 		m.raw(`</code></h3><span class="pg-badge">`)
