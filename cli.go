@@ -20,8 +20,9 @@ Usage:
                             check every lesson of DIR (default: the built-in course)
   idemlab health [-url URL] exit 0 when URL/healthz answers 200 (container health check)
   idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
+          [-ledger sqlite|postgres-rc|postgres-rr|postgres-serializable -ledger-database URL]
                             play a scenario in the terminal and print the verdicts
-  idemlab check [-lessons DIR] [-json] EXERCISE FILE
+  idemlab check [-lessons DIR] [-json] [-ledger L -ledger-database URL] EXERCISE FILE
                             check a handler script (FILE, or - for stdin) against an exercise
   idemlab scenarios         list the built-in scenarios
   idemlab handlers          list the built-in handlers

@@ -4,8 +4,9 @@
 //	idemlab [serve] [-addr HOST:PORT] [-lessons DIR] [-public-url URL]
 //	        [-frame-ancestors ORIGINS] [-log-format text|json]
 //	idemlab lint [-ledger-database URL] [DIR]
-//	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-json]
-//	idemlab check [-json] [-lessons DIR] EXERCISE FILE
+//	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
+//	        [-ledger L -ledger-database URL]
+//	idemlab check [-json] [-lessons DIR] [-ledger L -ledger-database URL] EXERCISE FILE
 //	idemlab scenarios | handlers
 //	idemlab health [-url URL]
 //	idemlab version

@@ -3,6 +3,7 @@ package playground
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -85,13 +86,16 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
+// dialectRule marks syntax one database reads and the other does not.
+type dialectRule struct {
+	words []string // consecutive upper-cased words that mark it
+	msg   string   // what it is, and the other database's way
+}
+
 // pgDialectRules are what SQLite reads and PostgreSQL does not, each with
 // PostgreSQL's way. Each is matched on the statement's upper-cased words,
 // outside quoted strings.
-var pgDialectRules = []struct {
-	words []string // consecutive words that mark it
-	msg   string
-}{
+var pgDialectRules = []dialectRule{
 	{[]string{"INSERT", "OR", "IGNORE"}, "INSERT OR IGNORE is SQLite's; on PostgreSQL write INSERT … ON CONFLICT DO NOTHING"},
 	{[]string{"INSERT", "OR", "REPLACE"}, "INSERT OR REPLACE is SQLite's; on PostgreSQL write INSERT … ON CONFLICT (key) DO UPDATE SET …"},
 	{[]string{"REPLACE", "INTO"}, "REPLACE INTO is SQLite's; on PostgreSQL write INSERT … ON CONFLICT (key) DO UPDATE SET …"},
@@ -101,6 +105,25 @@ var pgDialectRules = []struct {
 	{[]string{"ROWID"}, "PostgreSQL tables have no rowid (42703); name a column, or use the primary key"},
 	{[]string{"OID"}, "PostgreSQL tables have no rowid or oid (42703); name a column, or use the primary key"},
 	{[]string{"_ROWID_"}, "PostgreSQL tables have no rowid (42703); name a column, or use the primary key"},
+}
+
+// sqliteDialectRules are what PostgreSQL reads and SQLite does not, each
+// with what SQLite offers instead; they name the problem when SQLite cannot
+// prepare a learner's statement (sqliteDialectProblem).
+var sqliteDialectRules = []dialectRule{
+	{[]string{"FOR", "UPDATE"}, "FOR UPDATE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
+	{[]string{"FOR", "NO", "KEY", "UPDATE"}, "FOR NO KEY UPDATE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
+	{[]string{"FOR", "SHARE"}, "FOR SHARE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
+	{[]string{"FOR", "KEY", "SHARE"}, "FOR KEY SHARE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
+	{[]string{"PG_ADVISORY_XACT_LOCK"}, "pg_advisory_xact_lock is PostgreSQL's; SQLite has no advisory locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
+	{[]string{"HASHTEXT"}, "hashtext is PostgreSQL's; SQLite has no advisory locks to hash a key for: BEGIN IMMEDIATE takes the database's write lock at BEGIN (or switch the ledger to PostgreSQL)"},
+	{[]string{"ILIKE"}, "ILIKE is PostgreSQL's; SQLite's LIKE already ignores the case of ASCII letters"},
+	{[]string{"BEGIN", "ISOLATION"}, "the isolation level is PostgreSQL's to set; on SQLite write BEGIN (or BEGIN IMMEDIATE), and on PostgreSQL the ledger sets it"},
+}
+
+// sqliteDialectProblem says which PostgreSQL-only syntax q uses, or "".
+func sqliteDialectProblem(q string) string {
+	return matchDialectRule(pgWords(q), sqliteDialectRules)
 }
 
 // pgWords splits a statement into upper-cased words outside quoted strings
@@ -176,19 +199,8 @@ func checkPostgresDialect(h *Handler) error {
 // or "".
 func pgDialectProblem(q string) string {
 	words := pgWords(q)
-	for _, r := range pgDialectRules {
-		for i := 0; i+len(r.words) <= len(words); i++ {
-			match := true
-			for k, w := range r.words {
-				if words[i+k] != w {
-					match = false
-					break
-				}
-			}
-			if match {
-				return r.msg
-			}
-		}
+	if msg := matchDialectRule(words, pgDialectRules); msg != "" {
+		return msg
 	}
 	for i, w := range words {
 		switch {
@@ -196,6 +208,19 @@ func pgDialectProblem(q string) string {
 			return "quote a name with double quotes on PostgreSQL, not " + w
 		case w == "(" && i > 0 && !pgAllowedCalls[words[i-1]] && words[i-1] != "(":
 			return fmt.Sprintf("%s(…) is not allowed on a PostgreSQL ledger; functions are %s", strings.ToLower(words[i-1]), pgCallList())
+		}
+	}
+	return ""
+}
+
+// matchDialectRule returns the message of the first rule whose words stand
+// together in words, or "".
+func matchDialectRule(words []string, rules []dialectRule) string {
+	for _, r := range rules {
+		for i := 0; i+len(r.words) <= len(words); i++ {
+			if slices.Equal(words[i:i+len(r.words)], r.words) {
+				return r.msg
+			}
 		}
 	}
 	return ""

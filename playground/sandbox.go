@@ -409,6 +409,11 @@ func checkSQL(st *statement) error {
 	}
 	sqlChecker.denied = ""
 	s, err := sqlChecker.conn.Prepare(st.SQL)
+	if err != nil {
+		if hint := sqliteDialectProblem(st.SQL); hint != "" {
+			return fmt.Errorf("%s", hint)
+		}
+	}
 	if err != nil && sqlChecker.denied != "" {
 		return fmt.Errorf("%s", sqlChecker.denied)
 	}
