@@ -17,6 +17,9 @@ func TestParseHandler_PostgresSyntaxOnSQLiteGetsAHint(t *testing.T) {
 		{"SELECT 1 FROM orders WHERE id = :order_id FOR SHARE;", "FOR SHARE is PostgreSQL's"},
 		{"SELECT pg_advisory_xact_lock(hashtext(:message_id));", "pg_advisory_xact_lock is PostgreSQL's; SQLite has no advisory locks"},
 		{"SELECT 1 FROM orders WHERE state ILIKE 'paid';", "SQLite's LIKE already ignores the case"},
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE;\nCOMMIT;", "SQLite has no isolation level to choose"},
+		{"BEGIN WORK;\nCOMMIT;", "BEGIN WORK is PostgreSQL's"},
+		{"BEGIN READ ONLY;\nCOMMIT;", `near "READ": syntax error`},
 	} {
 		_, err := ParseHandler("mine", "-- a comment\n"+tc.sql)
 		in, ok := err.(*InputError)
@@ -28,6 +31,7 @@ func TestParseHandler_PostgresSyntaxOnSQLiteGetsAHint(t *testing.T) {
 		"SELECT 1 FROM orders WHERE state = 'for update';",
 		"-- FOR UPDATE would lock the row on PostgreSQL\nSELECT 1 FROM orders WHERE id = :order_id;",
 		"BEGIN IMMEDIATE;\nSELECT 1 FROM processed_messages WHERE message_id = :message_id;\nCOMMIT;",
+		"BEGIN TRANSACTION;\nSELECT 1 FROM processed_messages WHERE message_id = :message_id;\nEND TRANSACTION;",
 	} {
 		if _, err := ParseHandler("mine", ok); err != nil {
 			t.Errorf("%q: %v", ok, err)

@@ -118,7 +118,10 @@ var sqliteDialectRules = []dialectRule{
 	{[]string{"PG_ADVISORY_XACT_LOCK"}, "pg_advisory_xact_lock is PostgreSQL's; SQLite has no advisory locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
 	{[]string{"HASHTEXT"}, "hashtext is PostgreSQL's; SQLite has no advisory locks to hash a key for: BEGIN IMMEDIATE takes the database's write lock at BEGIN (or switch the ledger to PostgreSQL)"},
 	{[]string{"ILIKE"}, "ILIKE is PostgreSQL's; SQLite's LIKE already ignores the case of ASCII letters"},
-	{[]string{"BEGIN", "ISOLATION"}, "the isolation level is PostgreSQL's to set; on SQLite write BEGIN (or BEGIN IMMEDIATE), and on PostgreSQL the ledger sets it"},
+	{[]string{"BEGIN", "ISOLATION"}, "SQLite has no isolation level to choose (its transactions are serializable): write BEGIN, or BEGIN IMMEDIATE; on a PostgreSQL ledger the Ledger switch sets the level"},
+	{[]string{"BEGIN", "WORK"}, "BEGIN WORK is PostgreSQL's; on SQLite write BEGIN"},
+	{[]string{"COMMIT", "WORK"}, "COMMIT WORK is PostgreSQL's; on SQLite write COMMIT"},
+	{[]string{"ROLLBACK", "WORK"}, "ROLLBACK WORK is PostgreSQL's; on SQLite write ROLLBACK"},
 }
 
 // sqliteDialectProblem says which PostgreSQL-only syntax q uses, or "".
@@ -230,6 +233,28 @@ func pgCallList() string {
 	return "abs, coalesce, concat, count, greatest, hashtext, least, length, lower, max, min, nullif, pg_advisory_xact_lock, substr, sum, upper"
 }
 
+// pgTxControlProblem refuses transaction control beyond BEGIN, COMMIT, END
+// and ROLLBACK (each with TRANSACTION or WORK or nothing): the ledger sets
+// the isolation level, and a BEGIN that chose its own (or READ ONLY, or a
+// savepoint) would make the run's verdict one of another level than the
+// ledger the learner picked.
+func pgTxControlProblem(words []string) error {
+	if len(words) == 0 {
+		return nil
+	}
+	rest := words[1:]
+	if len(rest) == 1 && (rest[0] == "TRANSACTION" || rest[0] == "WORK") {
+		rest = nil
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	if words[0] == "BEGIN" {
+		return fmt.Errorf("write BEGIN alone on PostgreSQL: the ledger sets the isolation level (pick it with the Ledger switch), and %s is not part of a handler's transaction", strings.Join(rest, " "))
+	}
+	return fmt.Errorf("write %s alone: %s %s is not part of a handler's transaction", words[0], words[0], strings.Join(rest, " "))
+}
+
 // pgTableWords are the words after which a table name comes; a ledger
 // table is the only kind a learner's statement may name.
 var pgTableWords = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "UPDATE": true}
@@ -242,6 +267,9 @@ func pgCheckSQL(st *statement) error {
 		return fmt.Errorf("%s", msg)
 	}
 	words := pgWords(st.SQL)
+	if isTxVerb(st.Verb) {
+		return pgTxControlProblem(words)
+	}
 	for i, w := range words {
 		if !pgTableWords[w] || i+1 >= len(words) {
 			continue

@@ -534,6 +534,21 @@ func TestParseHandlerFor_PostgresDialectErrorsWithHints(t *testing.T) {
 	if _, err := ParseHandlerFor("mine", "BEGIN IMMEDIATE;\nCOMMIT;", lg); err == nil || !strings.Contains(err.Error(), "write BEGIN") {
 		t.Errorf("BEGIN IMMEDIATE: %v", err)
 	}
+	// The ledger sets the isolation level: a BEGIN that picks its own would
+	// make the verdict one of another level than the learner's choice.
+	for _, tx := range []string{
+		"BEGIN ISOLATION LEVEL READ COMMITTED;\nCOMMIT;",
+		"BEGIN READ ONLY;\nCOMMIT;",
+		"BEGIN;\nCOMMIT AND CHAIN;",
+	} {
+		_, err := ParseHandlerFor("mine", tx, lg)
+		if err == nil || !strings.Contains(err.Error(), "alone") {
+			t.Errorf("%q: %v; want it refused, BEGIN or COMMIT alone", tx, err)
+		}
+	}
+	if _, err := ParseHandlerFor("mine", "BEGIN TRANSACTION;\nCOMMIT WORK;", lg); err != nil {
+		t.Errorf("BEGIN TRANSACTION; COMMIT WORK: %v", err)
+	}
 	for _, ok := range []string{
 		"SELECT 1 FROM processed_messages WHERE message_id = :message_id FOR UPDATE;",
 		"INSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT (message_id) DO UPDATE SET processed_at = :now;",
@@ -575,6 +590,8 @@ func FuzzPgDialect(f *testing.F) {
 	f.Add("SELECT 'a'':b' , \"x\" FROM t WHERE c = :now -- x")
 	f.Add("/* unterminated")
 	f.Add("'unterminated :x")
+	f.Add("BEGIN ISOLATION LEVEL SERIALIZABLE")
+	f.Add("COMMIT WORK")
 	f.Fuzz(func(t *testing.T, q string) {
 		out, names := pgPositional(q)
 		if len(names) == 0 && out != q {
@@ -582,6 +599,9 @@ func FuzzPgDialect(f *testing.F) {
 		}
 		pgDialectProblem(q)
 		pgCheckSQL(&statement{SQL: q})
+		if st := new(statement); strings.TrimSpace(q) != "" && st.fill(q) == nil {
+			pgCheckSQL(st) // with its verb: transaction control too
+		}
 	})
 }
 

@@ -384,9 +384,6 @@ var sqlChecker struct {
 }
 
 func checkSQL(st *statement) error {
-	if isTxVerb(st.Verb) {
-		return nil
-	}
 	sqlChecker.Lock()
 	defer sqlChecker.Unlock()
 	if sqlChecker.conn == nil {
