@@ -111,12 +111,12 @@ var pgDialectRules = []dialectRule{
 // with what SQLite offers instead; they name the problem when SQLite cannot
 // prepare a learner's statement (sqliteDialectProblem).
 var sqliteDialectRules = []dialectRule{
-	{[]string{"FOR", "UPDATE"}, "FOR UPDATE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
-	{[]string{"FOR", "NO", "KEY", "UPDATE"}, "FOR NO KEY UPDATE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
-	{[]string{"FOR", "SHARE"}, "FOR SHARE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
-	{[]string{"FOR", "KEY", "SHARE"}, "FOR KEY SHARE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
-	{[]string{"PG_ADVISORY_XACT_LOCK"}, "pg_advisory_xact_lock is PostgreSQL's; SQLite has no advisory locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check (or switch the ledger to PostgreSQL)"},
-	{[]string{"HASHTEXT"}, "hashtext is PostgreSQL's; SQLite has no advisory locks to hash a key for: BEGIN IMMEDIATE takes the database's write lock at BEGIN (or switch the ledger to PostgreSQL)"},
+	{[]string{"FOR", "UPDATE"}, "FOR UPDATE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check"},
+	{[]string{"FOR", "NO", "KEY", "UPDATE"}, "FOR NO KEY UPDATE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check"},
+	{[]string{"FOR", "SHARE"}, "FOR SHARE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check"},
+	{[]string{"FOR", "KEY", "SHARE"}, "FOR KEY SHARE is PostgreSQL's; SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check"},
+	{[]string{"PG_ADVISORY_XACT_LOCK"}, "pg_advisory_xact_lock is PostgreSQL's; SQLite has no advisory locks: BEGIN IMMEDIATE takes the database's write lock at BEGIN, before the check"},
+	{[]string{"HASHTEXT"}, "hashtext is PostgreSQL's; SQLite has no advisory locks to hash a key for: BEGIN IMMEDIATE takes the database's write lock at BEGIN"},
 	{[]string{"ILIKE"}, "ILIKE is PostgreSQL's; SQLite's LIKE already ignores the case of ASCII letters"},
 	{[]string{"BEGIN", "ISOLATION"}, "SQLite has no isolation level to choose (its transactions are serializable): write BEGIN, or BEGIN IMMEDIATE; on a PostgreSQL ledger the Ledger switch sets the level"},
 	{[]string{"BEGIN", "WORK"}, "BEGIN WORK is PostgreSQL's; on SQLite write BEGIN"},
