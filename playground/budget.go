@@ -33,14 +33,15 @@ type Budget struct {
 // DefaultBudget is what the server gives one run. Every built-in lesson
 // state fits far inside it (lessons lint checks: a few milliseconds each); a
 // script of replays that would make 80,000 steps stops at its 1,000th
-// delivery.
+// delivery. A -race binary allows ten times the CPU and wall time
+// (sandboxSlowdown), as it does a statement: the same run, the same answer.
 func DefaultBudget() Budget {
 	return Budget{
 		Deliveries:   1000,
 		Steps:        10000,
 		StatementCPU: sandboxStatementTimeout,
-		CPU:          250 * time.Millisecond,
-		Wall:         time.Second,
+		CPU:          250 * time.Millisecond * sandboxSlowdown,
+		Wall:         time.Second * sandboxSlowdown,
 		RowsChanged:  5000,
 		TraceBytes:   8 << 20,
 	}
