@@ -130,14 +130,7 @@ func scribble(t *testing.T, l *ledger, sandboxed bool, rng *rand.Rand) {
 func TestLedgerPool_ResetIsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 1))
 	for _, sc := range Scenarios() {
-		tmpl, err := sc.template()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh, err := openLedger(tmpl)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fresh, tmpl := openScenarioLedger(t, sc.Name)
 		want, wantRows := dumpLedger(t, fresh.pinned.conn, false), dumpLedger(t, fresh.pinned.conn, true)
 		fresh.close()
 		// A ledger's mirror shares the template's rows until it changes

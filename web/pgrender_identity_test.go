@@ -15,7 +15,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"idemlab/lessons"
 	"idemlab/playground"
 )
 
@@ -38,14 +37,7 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a few thousand states")
 	}
-	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewServer(Config{}, course)
-	if err != nil {
-		t.Fatal(err)
-	}
+	course, s := builtinCourse(t), exerciseServer(t)
 	s.adm.budget.Wall = 1 << 62 // a loaded machine must not turn a state into a busy page
 	s.limiter, s.adm.limiter = newRateLimiter(1e12, 1e12, false), newRateLimiter(1e12, 1e12, false)
 	h := s.Handler()
