@@ -69,7 +69,7 @@ type refusalView struct {
 }
 
 // refusedView is the playground of a run stopped at its budget.
-func refusedView(v *siteView, place pgPlace, state pgState, limit, message string) *playgroundView {
+func refusedView(v *siteView, place pgPlace, state State, limit, message string) *playgroundView {
 	sc, _ := playground.LookupScenario(state.scenario) // the run looked it up already
 	if sc == nil {
 		sc = &playground.Scenario{Name: state.scenario, Title: state.scenario}
@@ -92,7 +92,7 @@ func refusedView(v *siteView, place pgPlace, state pgState, limit, message strin
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *pgState, draw func(*playgroundView) templ.Component) computeFunc {
+func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *State, draw func(*playgroundView) templ.Component) computeFunc {
 	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage

@@ -109,7 +109,7 @@ func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request,
 // exercise's scenario with the handler to break (and, for a built-in one,
 // the scenario's other handlers beside it).
 func breakHref(spec *lessons.ExerciseSpec, events []playground.Event) string {
-	s := pgState{scenario: spec.Scenarios[0], events: events, at: -1, exercise: spec.ID}
+	s := State{scenario: spec.Scenarios[0], events: events, at: -1, exercise: spec.ID}
 	sc, _ := playground.LookupScenario(s.scenario)
 	switch {
 	case spec.BreakHandler != "":

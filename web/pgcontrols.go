@@ -43,8 +43,6 @@ type handlerChoice struct {
 	Checked     bool
 }
 
-type hiddenField struct{ Name, Value string }
-
 type keyHelp struct{ Key, Label string }
 
 type controlsView struct {
@@ -65,7 +63,7 @@ type controlsView struct {
 // controlsProbe asks the engine which of the controls' events it would
 // refuse at the state's cursor: a control that would only add a skipped
 // event is shown disabled, with the engine's reason.
-func controlsProbe(sc *playground.Scenario, s pgState) *playground.Probe {
+func controlsProbe(sc *playground.Scenario, s State) *playground.Probe {
 	evs := s.events
 	if evs == nil { // the run plays the scenario's default script
 		evs = sc.DefaultEvents()
@@ -75,7 +73,7 @@ func controlsProbe(sc *playground.Scenario, s pgState) *playground.Probe {
 
 // probedEvents are the events the message and worker controls add: those
 // of the control panels drawn (a closed panel's controls are not).
-func probedEvents(sc *playground.Scenario, s pgState) []playground.Event {
+func probedEvents(sc *playground.Scenario, s State) []playground.Event {
 	workers, broker := s.open.has(moreWorkers), s.open.has(moreBroker)
 	var out []playground.Event
 	for _, m := range sc.Messages {
@@ -110,7 +108,7 @@ var partitionEvents = []playground.Event{{Kind: playground.EventPoll}, {Kind: pl
 
 // refusals maps each probed event (canonical text) to the engine's reason
 // for refusing it; events it would act on are absent.
-func refusals(sc *playground.Scenario, s pgState, tr *playground.Trace) map[string]string {
+func refusals(sc *playground.Scenario, s State, tr *playground.Trace) map[string]string {
 	evs := probedEvents(sc, s)
 	if len(tr.Refusals) != len(evs) {
 		return nil // not probed: every control stays enabled
@@ -126,7 +124,7 @@ func refusals(sc *playground.Scenario, s pgState, tr *playground.Trace) map[stri
 
 // offer is the link to the state after ev, or a disabled control saying
 // why the engine would refuse ev.
-func (c *controlsView) offer(l actionLink, ev playground.Event, href func(pgState) string, s pgState) actionLink {
+func (c *controlsView) offer(l actionLink, ev playground.Event, href func(State) string, s State) actionLink {
 	if why := c.refused[ev.String()]; why != "" {
 		l.Reason = why
 		return l
@@ -137,7 +135,7 @@ func (c *controlsView) offer(l actionLink, ev playground.Event, href func(pgStat
 
 func newControls(v *siteView, pv *playgroundView) controlsView {
 	p, s, at, total := pv.place, pv.state, pv.at, pv.total
-	href := func(next pgState) string { return v.path(p.href(next)) }
+	href := func(next State) string { return v.path(p.href(next)) }
 	c := controlsView{
 		FormAction:     v.path(p.path),
 		Truncates:      total - at,

@@ -87,7 +87,7 @@ type predictView struct {
 // checkPlaceParams refuses what the decoder cannot judge alone: an
 // exercise= the course does not have, a guess the place's question does
 // not have (the decoder knows only the bound shared by every block).
-func checkPlaceParams(v *siteView, place pgPlace, state pgState) error {
+func checkPlaceParams(v *siteView, place pgPlace, state State) error {
 	if state.exercise != "" {
 		if _, spec := findExercise(v.course, state.exercise); spec == nil {
 			return &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.exercise, 40))}

@@ -22,7 +22,7 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 
 // runPlayground runs a state and computes its view. Bad input is a
 // *playground.InputError (resolvePlayground shows it in place).
-func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state pgState) (*playgroundView, error) {
+func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state State) (*playgroundView, error) {
 	if pv := recordedInstead(v, place, sc, state); pv != nil {
 		return pv, nil
 	}

@@ -113,7 +113,7 @@ func TestPgState_AmendLastKeepsLaterEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := pgState{events: script.Events, at: 1}
+	s := State{events: script.Events, at: 1}
 	ev := s.events[0]
 	ev.Fault = "lose-ack"
 	got := s.amendLast(ev)

@@ -48,9 +48,9 @@ var queryFieldsOf = map[string][]string{
 // last good state and returns the view with its problem set; the error is
 // then nil. Other errors (our bugs, a run over its budget, cancelled runs)
 // are returned as they are, with the state that was running.
-func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *pgState) (*playgroundView, pgState, error) {
+func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *State) (*playgroundView, State, error) {
 	var problem *inputProblem
-	run := func(state pgState) (*playgroundView, error) {
+	run := func(state State) (*playgroundView, error) {
 		var u playground.Usage
 		pv, err := s.runPlayground(ctx, budget, &u, v, place, sc, state)
 		usage.CPU += u.CPU
@@ -61,7 +61,7 @@ func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budge
 	}
 	q = cloneQuery(q)
 	for range len(queryFieldsOf) + 1 { // each round drops one more field
-		var state pgState
+		var state State
 		var err error
 		if decoded != nil { // the first round's state, as the handler decoded q
 			state, decoded = *decoded, nil

@@ -16,7 +16,7 @@ var ledgerLabels = map[string][2]string{
 
 // ledgerSwitch is one link per ledger to the same state on it; nil when
 // the server has no PostgreSQL ledgers.
-func ledgerSwitch(v *siteView, place pgPlace, state pgState) []actionLink {
+func ledgerSwitch(v *siteView, place pgPlace, state State) []actionLink {
 	if v.ledgers == nil {
 		return nil
 	}

@@ -24,7 +24,7 @@ type linkCache struct {
 	joined   string // handlers, comma-separated
 }
 
-func newLinkCache(s pgState) *linkCache {
+func newLinkCache(s State) *linkCache {
 	c := s.cursor(len(s.events))
 	lc := &linkCache{events: s.events, cut: c, handlers: s.handlers, joined: strings.Join(s.handlers, ",")}
 	lc.head = appendQueryEscaped(nil, (&playground.Script{Events: s.events[:c]}).String())

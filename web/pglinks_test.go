@@ -21,7 +21,7 @@ func TestLinkCache_WritesWhatTheEncoderWrites(t *testing.T) {
 				s.at = at
 				cached := place
 				cached.links = newLinkCache(s)
-				next := []pgState{s, place.home, s.withAt(0, len(s.events)), s.toggled(panelSQL), s.appendEvent(playground.Event{Kind: playground.EventDeliver, Message: sc.Messages[0].ID}),
+				next := []State{s, place.home, s.withAt(0, len(s.events)), s.toggled(panelSQL), s.appendEvent(playground.Event{Kind: playground.EventDeliver, Message: sc.Messages[0].ID}),
 					s.appendEvent(playground.Event{Kind: playground.EventAdvance, N: 30}), s.amendLast(playground.Event{Kind: playground.EventRedeliver, Message: "a b;c", Fault: playground.FaultLoseAck})}
 				other := s
 				other.to, other.open, other.handlers = sc.Workers[len(sc.Workers)-1], moreBroker|moreHandlers, sc.Handlers[:1]

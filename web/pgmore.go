@@ -1,16 +1,9 @@
 package web
 
 import (
-	"fmt"
 	"net/url"
-	"slices"
-	"strings"
-	"sync"
 
 	"github.com/a-h/templ"
-
-	"idemlab/internal/english"
-	"idemlab/playground"
 )
 
 // Render what is shown: the playground's closed control panels (the
@@ -27,107 +20,6 @@ import (
 //
 // The script editor's panel is always drawn: a rejected script opens it,
 // and a workshop's chaos push appends to every playground's script.
-
-// morePanels is a set of control panels drawn open (open=workers,broker).
-type morePanels uint8
-
-const (
-	moreWorkers  morePanels = 1 << iota // workers, leases and interleaving
-	moreBroker                          // the broker and the clock
-	moreHandlers                        // the handlers to compare
-)
-
-// namedBit is a member of a set of bits and its name in a URL.
-type namedBit[T ~uint8] struct {
-	panel T
-	name  string
-}
-
-// moreNames are the control panels in the order a URL spells them, which
-// is the order the page draws them.
-var moreNames = [...]namedBit[morePanels]{{moreWorkers, "workers"}, {moreBroker, "broker"}, {moreHandlers, "handlers"}}
-
-// moreNamesText lists the names for messages.
-const moreNamesText = "workers, broker and handlers"
-
-func (ps morePanels) has(p morePanels) bool { return ps&p != 0 }
-
-// String is the canonical text of a set: its names in moreNames' order.
-func (ps morePanels) String() string { return moreTexts()[ps] }
-
-// moreTexts and panelTexts are every set's text, written once: a click
-// writes them into dozens of links.
-var (
-	moreTexts  = sync.OnceValue(func() *[256]string { return bitsTexts(moreNames[:]) })
-	panelTexts = sync.OnceValue(func() *[256]string { return bitsTexts(panelNames[:]) })
-)
-
-// bitsTexts is bitsText of every set of names.
-func bitsTexts[T ~uint8](names []namedBit[T]) *[256]string {
-	var out [256]string
-	for set := range out {
-		out[set] = bitsText(names, T(set))
-	}
-	return &out
-}
-
-// bitsText is a set's names in the order of names, comma-separated.
-func bitsText[T ~uint8](names []namedBit[T], set T) string {
-	var b strings.Builder
-	for _, n := range names {
-		if set&n.panel != 0 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(n.name)
-		}
-	}
-	return b.String()
-}
-
-// parseBits reads a comma-separated set of names; an unknown one is the
-// learner's mistake on field, said with the names there are (list).
-func parseBits[T ~uint8](names []namedBit[T], text, field, what, list string) (T, error) {
-	var set T
-	for name := range strings.SplitSeq(text, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		i := slices.IndexFunc(names, func(n namedBit[T]) bool { return n.name == name })
-		if i < 0 {
-			return 0, &playground.InputError{Field: field, Msg: fmt.Sprintf("unknown %s %q; %ss are %s", what, english.Truncate(name, 20), what, list)}
-		}
-		set |= names[i].panel
-	}
-	return set, nil
-}
-
-// parseMorePanels reads open=: the control panels drawn open.
-func parseMorePanels(text string) (morePanels, error) {
-	return parseBits(moreNames[:], text, keyOpen, "panel", moreNamesText)
-}
-
-// panelFromQuery reads panel=, which asks for one control panel alone (0
-// when absent). It is not part of a state: it never appears in a link.
-func panelFromQuery(q url.Values) (morePanels, error) {
-	vs, ok := q[keyPanel]
-	if !ok {
-		return 0, nil
-	}
-	bad := func(msg string) error { return &playground.InputError{Field: keyPanel, Msg: msg} }
-	if len(vs) != 1 || strings.Contains(vs[0], ",") {
-		return 0, bad(fmt.Sprintf("%q names more than one panel; ask for one of %s", english.Truncate(strings.Join(vs, ","), 40), moreNamesText))
-	}
-	p, err := parseMorePanels(vs[0])
-	if err != nil {
-		return 0, bad(err.(*playground.InputError).Msg)
-	}
-	if p == 0 {
-		return 0, bad("names no panel; ask for one of " + moreNamesText)
-	}
-	return p, nil
-}
 
 // moreToggle is a control panel as the page draws it: open with its
 // contents, or closed with a link that opens it without JavaScript.
@@ -187,7 +79,7 @@ func panelRequest(q url.Values, back string) (morePanels, error) {
 // withPanelOpen is the state and query of a panel= request: the state with
 // the panel open, so that its links keep it open, and the query saying so
 // (a learner's bad input is looked for again in it).
-func withPanelOpen(p morePanels, s pgState, q url.Values) (pgState, url.Values) {
+func withPanelOpen(p morePanels, s State, q url.Values) (State, url.Values) {
 	if p == 0 {
 		return s, q
 	}

@@ -47,7 +47,7 @@ func recordedBlockView(v *siteView, place pgPlace, sc *playground.Scenario, spec
 // asked for by URL (a permalink, the query spelled out) on a server
 // without PostgreSQL; nil for any other state, which runs as usual (and a
 // PostgreSQL one is refused with a message naming -ledger-database).
-func recordedInstead(v *siteView, place pgPlace, sc *playground.Scenario, state pgState) *playgroundView {
+func recordedInstead(v *siteView, place pgPlace, sc *playground.Scenario, state State) *playgroundView {
 	if v.ledgers != nil || place.spec == nil || place.spec.Ledger == "" || !state.sameRun(place.home) {
 		return nil
 	}

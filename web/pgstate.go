@@ -11,8 +11,8 @@ import (
 // a GET form) to the next state, so the playground works without
 // JavaScript, every state is a permalink and the Back button is undo.
 
-// pgState is what a playground URL holds.
-type pgState struct {
+// State is what a playground URL holds.
+type State struct {
 	scenario string
 	handlers []string
 	events   []playground.Event // the script, parsed; printed only when a URL is written
@@ -73,11 +73,10 @@ type pgPlace struct {
 	path  string                  // site path the controls link to
 	block string                  // "pg-1" for a lesson block, "" otherwise
 	spec  *lessons.PlaygroundSpec // the lesson block, if any
-	home  pgState                 // reset goes here
+	home  State                 // reset goes here
 	links *linkCache              // what one view's links share (pglinks.go); nil: none
 }
 
-func (p pgPlace) embedded() bool { return p.kind == placeLessonEmbed || p.kind == placePageEmbed }
 func (p pgPlace) inLesson() bool { return p.kind == placeLesson || p.kind == placeLessonEmbed }
 
 // lessonPlace is a lesson block's place; home is the block's spec.
@@ -86,7 +85,7 @@ func lessonPlace(slug string, spec *lessons.PlaygroundSpec, embed bool) pgPlace 
 	if embed {
 		p.kind, p.path = placeLessonEmbed, embedPath(slug)
 	}
-	p.home = pgState{scenario: spec.Scenario, handlers: spec.Handlers, at: -1, ledger: spec.Ledger} // every panel closed: one screen
+	p.home = State{scenario: spec.Scenario, handlers: spec.Handlers, at: -1, ledger: spec.Ledger} // every panel closed: one screen
 	if script, err := playground.ParseScript(spec.Script); err == nil {
 		p.home.events = script.Events // else the run reports the scenario's default, and the lesson check the error
 	}
@@ -102,22 +101,22 @@ func pagePlace(sc *playground.Scenario, embed bool) pgPlace {
 		p.kind, p.path = placePageEmbed, "/embed/playground"
 		panels = panelRows | panelChart | panelDiagram
 	}
-	p.home = pgState{scenario: sc.Name, handlers: sc.Handlers, events: sc.DefaultEvents(), at: -1, panels: panels}
+	p.home = State{scenario: sc.Name, handlers: sc.Handlers, events: sc.DefaultEvents(), at: -1, panels: panels}
 	return p
 }
 
-func (s pgState) equal(o pgState) bool {
+func (s State) equal(o State) bool {
 	return s.sameRun(o) && s.at == o.at && s.to == o.to && s.panels == o.panels && s.open == o.open && s.guess == o.guess && s.exercise == o.exercise
 }
 
 // sameRun reports that two states run the same thing (they may differ in
 // the cursor, in where deliveries go next and in the panels shown).
-func (s pgState) sameRun(o pgState) bool {
+func (s State) sameRun(o State) bool {
 	return s.scenario == o.scenario && slices.Equal(s.handlers, o.handlers) && slices.Equal(s.events, o.events) && s.custom == o.custom && s.seed == o.seed && s.ledger == o.ledger
 }
 
 // cursor is the number of events shown, given how many the script has.
-func (s pgState) cursor(total int) int {
+func (s State) cursor(total int) int {
 	if s.at < 0 || s.at > total {
 		return total
 	}
@@ -126,7 +125,7 @@ func (s pgState) cursor(total int) int {
 
 // appendEvent is the next state: the events up to the cursor plus ev.
 // Events after the cursor are dropped, as typing after an undo does.
-func (s pgState) appendEvent(ev playground.Event) pgState {
+func (s State) appendEvent(ev playground.Event) State {
 	c := s.cursor(len(s.events))
 	s.events = append(s.events[:c:c], ev)
 	s.at = -1
@@ -135,7 +134,7 @@ func (s pgState) appendEvent(ev playground.Event) pgState {
 
 // amendLast replaces the last event before the cursor. The events after
 // it stay (they run again on top of the changed one) and so does the cursor.
-func (s pgState) amendLast(ev playground.Event) pgState {
+func (s State) amendLast(ev playground.Event) State {
 	c := s.cursor(len(s.events))
 	if c == 0 {
 		return s.appendEvent(ev)
@@ -145,7 +144,7 @@ func (s pgState) amendLast(ev playground.Event) pgState {
 }
 
 // withAt moves the cursor; the last event is "latest" (no at in the URL).
-func (s pgState) withAt(at, total int) pgState {
+func (s State) withAt(at, total int) State {
 	if at >= total {
 		at = -1
 	}
@@ -154,10 +153,10 @@ func (s pgState) withAt(at, total int) pgState {
 }
 
 // toggled is the state with panel p opened, or closed if it was open.
-func (s pgState) toggled(p pgPanels) pgState {
+func (s State) toggled(p pgPanels) State {
 	s.panels ^= p
 	return s
 }
 
 // scriptText is the state's script in its canonical text.
-func (s pgState) scriptText() string { return (&playground.Script{Events: s.events}).String() }
+func (s State) scriptText() string { return (&playground.Script{Events: s.events}).String() }

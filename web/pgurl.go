@@ -48,13 +48,13 @@ const (
 const learnerHandlerName = "mine"
 
 // fields is the encoder: a state's query fields, in a fixed, readable order.
-func (p pgPlace) fields(s pgState) []hiddenField {
+func (p pgPlace) fields(s State) []hiddenField {
 	return p.appendFields(make([]hiddenField, 0, 12), s, s.scriptText())
 }
 
 // appendFields appends a state's fields to out, with script as the
 // script's text (appendQuery writes it from the view's linkCache).
-func (p pgPlace) appendFields(out []hiddenField, s pgState, script string) []hiddenField {
+func (p pgPlace) appendFields(out []hiddenField, s State, script string) []hiddenField {
 	if p.block != "" {
 		out = append(out, hiddenField{keyBlock, p.block})
 	} else {
@@ -93,16 +93,16 @@ func (p pgPlace) appendFields(out []hiddenField, s pgState, script string) []hid
 
 // formFields are the hidden inputs that carry a state through a GET form,
 // minus the keys the form itself sets.
-func (p pgPlace) formFields(s pgState, omit ...string) []hiddenField {
+func (p pgPlace) formFields(s State, omit ...string) []hiddenField {
 	return slices.DeleteFunc(p.fields(s), func(f hiddenField) bool { return slices.Contains(omit, f.Name) })
 }
 
 // query writes a state's query string.
-func (p pgPlace) query(s pgState) string { return string(p.appendQuery(nil, s)) }
+func (p pgPlace) query(s State) string { return string(p.appendQuery(nil, s)) }
 
 // appendQuery appends a state's query string to b. The script, most of
 // a link's length, is written from the view's linkCache when it can be.
-func (p pgPlace) appendQuery(b []byte, s pgState) []byte {
+func (p pgPlace) appendQuery(b []byte, s State) []byte {
 	var kept [12]hiddenField
 	for i, f := range p.appendFields(kept[:0], s, "") {
 		if i > 0 {
@@ -141,7 +141,7 @@ func appendQueryEscaped(b []byte, s string) []byte {
 
 // href is the site path (without the base) of a state in this place. A
 // lesson block's initial state is the pre-rendered lesson itself.
-func (p pgPlace) href(s pgState) string {
+func (p pgPlace) href(s State) string {
 	if p.inLesson() && s.equal(p.home) {
 		return p.path + "#" + p.block
 	}
@@ -154,19 +154,19 @@ func (p pgPlace) href(s pgState) string {
 
 // queryHref is href with the query always spelled out, even for a lesson
 // block's initial state: what app.js fetches a fragment from.
-func (p pgPlace) queryHref(s pgState) string {
+func (p pgPlace) queryHref(s State) string {
 	return string(p.appendQuery(append(append(make([]byte, 0, 256), p.path...), '?'), s))
 }
 
 // fullSizeHref opens a state in the full-size playground.
-func fullSizeHref(s pgState) string {
+func fullSizeHref(s State) string {
 	return pgPlace{kind: placePage, path: "/playground"}.href(s)
 }
 
 // stateFromQuery is the decoder: it reads a state on top of defaults (the
 // place's home). Parameters the forms send (h=…, op=…) are folded in; the
 // bool reports that the URL was not canonical, so the caller redirects.
-func stateFromQuery(q url.Values, home pgState, workers []string) (pgState, bool, error) {
+func stateFromQuery(q url.Values, home State, workers []string) (State, bool, error) {
 	s := home
 	s.at, s.to = -1, ""
 	redirect := false
@@ -317,7 +317,7 @@ func eventFromForm(q url.Values) (playground.Event, error) {
 // request is the engine's request for a state of the scenario sc: the
 // learner's handler, if any, parsed (for its ledger) and run after the
 // built-ins; a PostgreSQL ledger needs the server's, pg.
-func (s pgState) request(sc *playground.Scenario, pg *playground.PostgresLedgers) (playground.Request, error) {
+func (s State) request(sc *playground.Scenario, pg *playground.PostgresLedgers) (playground.Request, error) {
 	req := sc.NewRequest()
 	req.Handlers, req.Events, req.Seed = s.handlers, s.events, s.seed
 	var err error
@@ -357,7 +357,7 @@ func requestFromQuery(q url.Values, pg *playground.PostgresLedgers) (playground.
 // its scenario and schedule, with the learner's handler beside the
 // scenario's built-ins, and a way back to the exercise (if named).
 func counterexampleHref(ce *playground.Counterexample, source, exercise string) string {
-	s := pgState{scenario: ce.Scenario, events: ce.Schedule, at: -1, exercise: exercise, ledger: ce.Ledger}
+	s := State{scenario: ce.Scenario, events: ce.Schedule, at: -1, exercise: exercise, ledger: ce.Ledger}
 	if strings.TrimSpace(source) != "" {
 		s.custom = source // as written: the page trims it when it reads it
 	}

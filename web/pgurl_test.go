@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
@@ -10,45 +9,13 @@ import (
 	"idemlab/playground"
 )
 
-// TestPlaygroundClick_ParsesAndLooksUpOnce: one click (the request for a
-// playground fragment) parses its script once, when its URL is read, and
-// looks its scenario up once; the engine and the view work on what was
-// decoded.
-func TestPlaygroundClick_ParsesAndLooksUpOnce(t *testing.T) {
-	cached := newTestServer(t, Config{})
-	uncached := newTestServer(t, Config{}) // every click computed: the handler's decoding is the run's
-	uncached.adm.cache = newRunCache(0)
-	for _, h := range []http.Handler{cached.Handler(), uncached.Handler()} {
-		clickParsesAndLooksUpOnce(t, h)
-	}
-}
-
-func clickParsesAndLooksUpOnce(t *testing.T, h http.Handler) {
-	for _, target := range []string{
-		"/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&fragment=1",
-		"/playground?scenario=concurrent-duplicate&handlers=check-then-insert,dedupe-tx&script=start+msg-1+on+A%3B+start+msg-1+on+B%3B+step+A&to=B&fragment=1",
-		"/lessons/why-twice?pg=pg-1&handlers=increment,dedupe-tx&script=deliver+msg-1%3B+redeliver+msg-1&fragment=1",
-	} {
-		do(t, h, "GET", target) // warms what is built once per process (the scenario's default script)
-		parses, lookups := playground.WorkCounts()
-		resp := do(t, h, "GET", target)
-		p, l := playground.WorkCounts()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: status %d", target, resp.StatusCode)
-		}
-		if p-parses != 1 || l-lookups != 1 {
-			t.Errorf("%s: %d script parses and %d scenario look-ups, want 1 and 1", target, p-parses, l-lookups)
-		}
-	}
-}
-
 // TestPlaygroundURL_Encoder: the encoder writes a state in one fixed order,
 // the hidden fields of a form are the same fields, and a counterexample's
 // link carries its schedule and the learner's handler.
 func TestPlaygroundURL_Encoder(t *testing.T) {
 	sc, _ := playground.LookupScenario("lost-ack")
 	p := pagePlace(sc, false)
-	s := pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1 lose-ack;redeliver msg-1"),
+	s := State{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1 lose-ack;redeliver msg-1"),
 		custom: "SELECT 1;", seed: 7, at: 1, to: "B", panels: p.home.panels}
 	want := "scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&handler=SELECT+1%3B&seed=7&at=1&to=B"
 	if got := p.query(s); got != want {
@@ -65,8 +32,8 @@ func TestPlaygroundURL_Encoder(t *testing.T) {
 	if got := p.query(s.toggled(panelSQL)); got != want+"&show=rows,chart,diagram,steps,sql" {
 		t.Errorf("query with the SQL shown: %s", got)
 	}
-	lesson := pgPlace{kind: placeLesson, path: "/lessons/x", block: "pg-1", home: pgState{scenario: "lost-ack"}}
-	if got := lesson.query(pgState{scenario: "lost-ack", panels: panelDiagram, at: -1}); !strings.HasSuffix(got, "&show=diagram") {
+	lesson := pgPlace{kind: placeLesson, path: "/lessons/x", block: "pg-1", home: State{scenario: "lost-ack"}}
+	if got := lesson.query(State{scenario: "lost-ack", panels: panelDiagram, at: -1}); !strings.HasSuffix(got, "&show=diagram") {
 		t.Errorf("a lesson block's state with the diagram open: %s", got)
 	}
 	ce := &playground.Counterexample{Scenario: "lost-ack", Script: "deliver msg-1 lose-ack; redeliver msg-1", Schedule: eventsOf("deliver msg-1 lose-ack; redeliver msg-1")}
@@ -147,7 +114,7 @@ func FuzzPlaygroundState(f *testing.F) {
 		}
 		// Written and read back, a state settles at once: the second
 		// reading gives the state the first one did.
-		var states []pgState
+		var states []State
 		for range 2 {
 			written := p.query(s)
 			q, err := url.ParseQuery(written)

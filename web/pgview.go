@@ -16,7 +16,7 @@ import (
 type playgroundView struct {
 	id       string // element id: the lesson block's id, or "playground"
 	place    pgPlace
-	state    pgState
+	state    State
 	self     string // this state's href (site path, base included)
 	fullSize string // the same state in the full-size playground ("" there)
 	trace    *playground.Trace
@@ -135,7 +135,7 @@ type rowView struct {
 // ----- Building -----
 
 // newPlaygroundView computes the view of a trace at the state's cursor.
-func newPlaygroundView(v *siteView, place pgPlace, state pgState, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+func newPlaygroundView(v *siteView, place pgPlace, state State, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
 	place.links = newLinkCache(state)
 	pv := &playgroundView{
 		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.spec,

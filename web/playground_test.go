@@ -19,7 +19,7 @@ import (
 )
 
 // livePlayground runs a request and renders the playground component.
-func livePlayground(t *testing.T, place func(*playground.Scenario) pgPlace, state pgState) (*playgroundView, *goquery.Document) {
+func livePlayground(t *testing.T, place func(*playground.Scenario) pgPlace, state State) (*playgroundView, *goquery.Document) {
 	t.Helper()
 	v := testView(t)
 	sc, err := playground.LookupScenario(state.scenario)
@@ -50,8 +50,8 @@ func eventsOf(text string) []playground.Event {
 }
 
 // lostAckState is a state of the full-size playground, with its panels.
-func lostAckState(at int) pgState {
-	return pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"},
+func lostAckState(at int) State {
+	return State{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"},
 		events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), at: at,
 		panels: panelRows | panelChart | panelDiagram | panelSteps}
 }
@@ -186,7 +186,7 @@ func TestLivePlayground_CursorShowsAnEarlierState(t *testing.T) {
 }
 
 func TestLivePlayground_FaultsAmendTheLastDelivery(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1"), at: -1})
+	_, doc := livePlayground(t, pagePlaceOf, State{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1"), at: -1})
 	faults := doc.Find(testID("pg-faults"))
 	want := map[string]string{
 		"pg-lose-ack":         "deliver msg-1 lose-ack",
@@ -206,7 +206,7 @@ func TestLivePlayground_FaultsAmendTheLastDelivery(t *testing.T) {
 func TestLivePlayground_EscapesEverything(t *testing.T) {
 	spec := &lessons.PlaygroundSpec{ID: "pg-1", Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"},
 		Script: "deliver msg-1", Caption: `<img src=x onerror=alert(1)>`}
-	_, doc := livePlayground(t, func(*playground.Scenario) pgPlace { return lessonPlace(`x"><script>`, spec, false) }, pgState{scenario: "lost-ack", handlers: spec.Handlers, events: eventsOf("deliver msg-1"), at: -1})
+	_, doc := livePlayground(t, func(*playground.Scenario) pgPlace { return lessonPlace(`x"><script>`, spec, false) }, State{scenario: "lost-ack", handlers: spec.Handlers, events: eventsOf("deliver msg-1"), at: -1})
 	if n := doc.Find("script, img").Length(); n != 0 {
 		t.Errorf("%d elements injected", n)
 	}
@@ -549,7 +549,7 @@ func TestPlaygroundPage_WeightAndNothingExternal(t *testing.T) {
 // Mid-race, the workers hold the message: the ledgers differ from the
 // expected ones because nothing has committed yet, which is not a loss.
 func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
-	state := pgState{scenario: "concurrent-duplicate", handlers: []string{"check-then-insert", "dedupe-tx"},
+	state := State{scenario: "concurrent-duplicate", handlers: []string{"check-then-insert", "dedupe-tx"},
 		events: eventsOf("start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B"), at: 4}
 	_, doc := livePlayground(t, pagePlaceOf, state)
 	doc.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
@@ -572,7 +572,7 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 // says that the payment (not a message) was credited twice, by which
 // messages, at which steps; dedupe-key's says every message took effect once.
 func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "producer-retry", handlers: []string{"dedupe-tx", "dedupe-key"},
+	_, doc := livePlayground(t, pagePlaceOf, State{scenario: "producer-retry", handlers: []string{"dedupe-tx", "dedupe-key"},
 		events: eventsOf("deliver msg-1; deliver msg-2; deliver msg-3"), at: -1})
 	fig := doc.Find(testID("playground"))
 	if got := strings.Join(strings.Fields(fig.Find(`[data-message="msg-2"]`).Text()), " "); !strings.Contains(got, "credit 75 to acc-1 (payment pay-7)") {
@@ -593,7 +593,7 @@ func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
 // message again, the sequence diagram and the step list name the new copy,
 // so its own lease and ack can be told from the first copy's.
 func TestLivePlayground_ARepublishedCopyIsNamed(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, pgState{scenario: "webhook-retry", handlers: []string{"dedupe-tx"},
+	_, doc := livePlayground(t, pagePlaceOf, State{scenario: "webhook-retry", handlers: []string{"dedupe-tx"},
 		events: eventsOf("start evt-1 on A; step A 2; publish evt-1 to B; finish A"), at: -1, panels: panelDiagram | panelSteps})
 	fig := doc.Find(testID("playground"))
 	if got := fig.Find(testID("pg-diagram")).Text(); !strings.Contains(got, "evt-1 copy 2") {

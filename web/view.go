@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,10 +42,6 @@ func (v *siteView) absolute(p string) string {
 	}
 	return v.origin + v.base + p
 }
-
-// lessonPath is the site path of a lesson page; embedPath of its embed view.
-func lessonPath(slug string) string { return "/lessons/" + url.PathEscape(slug) }
-func embedPath(slug string) string  { return "/embed/lessons/" + url.PathEscape(slug) }
 
 // pageMeta is what the layout needs from one page.
 type pageMeta struct {
