@@ -9,49 +9,105 @@ import (
 	"strings"
 )
 
-// The command line: run, the usage, the dispatch to one function per
-// command (each in cmd_NAME.go) and the flag handling they share.
+// The command line: the one table of commands, the usage generated from
+// it, run and the dispatch to one function per command (each in NAME.go),
+// and the flag handling they share. manual_test.go checks that the package
+// comment (main.go), the README and the usage name every command of the
+// table and every flag each one parses.
 
-const usageText = `Idemlab: an interactive course on idempotent message consumers.
+// command is one subcommand of idemlab.
+type command struct {
+	name    string
+	args    string // the synopsis after the name: every flag, then the arguments
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
 
-Usage:
-  idemlab [serve] [flags]   serve the course (the default command)
-  idemlab lint [-ledger-database URL] [DIR]
-                            check every lesson of DIR (default: the built-in course)
-  idemlab health [-url URL] exit 0 when URL/healthz answers 200 (container health check)
-  idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
-          [-ledger sqlite|postgres-rc|postgres-rr|postgres-serializable -ledger-database URL]
-                            play a scenario in the terminal and print the verdicts
-  idemlab check [-lessons DIR] [-json] [-ledger L -ledger-database URL] EXERCISE FILE
-                            check a handler script (FILE, or - for stdin) against an exercise
-  idemlab scenarios         list the built-in scenarios
-  idemlab handlers          list the built-in handlers
-  idemlab backup [-data DIR | -database URL] FILE
-                            copy the workshop store to FILE, safely while servers run
-  idemlab version           print the version
-  idemlab load [-target URL] [-learners N] [-duration D] [-expensive N] [-closed-loop D]
-                            play virtual learners against a server on this machine and measure it
+// commands is the command table, in the order the usage lists them; serve
+// is the default. help is answered by dispatch (it prints this table).
+var commands = []command{
+	{"serve", "[flags]", "serve the course (the default command; its flags are below)",
+		serve},
+	{"lint", "[-ledger-database URL] [DIR]", "check every lesson of DIR (default: the built-in course); with a PostgreSQL, prove the PostgreSQL blocks' claims on it",
+		func(_ context.Context, args []string, stdout, _ io.Writer) error { return lint(args, stdout) }},
+	{"run", "SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json] [-ledger sqlite|postgres-rc|postgres-rr|postgres-serializable -ledger-database URL]", "play a scenario in the terminal and print the verdict table, or the whole trace as JSON",
+		func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+			return runScenario(ctx, args, stdout)
+		}},
+	{"check", "[-lessons DIR] [-json] [-ledger L -ledger-database URL] EXERCISE FILE", "check a handler script (FILE, or - for stdin) against an exercise, on SQLite or on PostgreSQL",
+		func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+			return checkExercise(ctx, args, stdout)
+		}},
+	{"scenarios", "", "list the built-in scenarios with their handlers and default script",
+		func(_ context.Context, args []string, stdout, _ io.Writer) error { return listScenarios(args, stdout) }},
+	{"handlers", "", "list the built-in handlers, and whether each is idempotent",
+		func(_ context.Context, args []string, stdout, _ io.Writer) error { return listHandlers(args, stdout) }},
+	{"backup", "[-data DIR | -database URL] FILE", "copy the workshop store to FILE, safely while servers run on it",
+		func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+			return backupCommand(ctx, args, stdout)
+		}},
+	{"load", "[-target URL] [-learners N] [-duration D] [-think-min D] [-think-max D] [-expensive N] [-closed-loop D] [-idle D] [-cycles N]", "play virtual learners against a server on this machine and measure it",
+		func(ctx context.Context, args []string, stdout, _ io.Writer) error { return load(ctx, args, stdout) }},
+	{"health", "[-url URL]", "exit 0 when URL/healthz answers 200 (the container's health check)",
+		func(ctx context.Context, args []string, stdout, _ io.Writer) error { return health(ctx, args, stdout) }},
+	{"version", "", "print the version",
+		func(_ context.Context, args []string, stdout, _ io.Writer) error { return printVersion(args, stdout) }},
+	{"help", "", "print this usage", nil},
+}
 
-Flags of serve (each has an environment variable; a flag given on the command line wins):
-  -addr HOST:PORT           listen address (IDEMLAB_ADDR, else PORT as :PORT; default 127.0.0.1:8080)
-  -lessons DIR              serve lessons from DIR, re-rendered when a file changes (IDEMLAB_LESSONS)
-  -public-url URL           absolute URL the site is reached at, behind a proxy (IDEMLAB_PUBLIC_URL)
-  -frame-ancestors ORIGINS  origins allowed to embed pages, space or comma separated (IDEMLAB_FRAME_ANCESTORS; default 'self')
-  -log-format text|json     log format on stderr (IDEMLAB_LOG_FORMAT; default text)
-  -trust-proxy              behind a reverse proxy: a client is the last X-Forwarded-For address (IDEMLAB_TRUST_PROXY=1)
-  -debug-addr HOST:PORT     serve net/http/pprof on a separate listener (IDEMLAB_DEBUG_ADDR; default off)
-  -instructor-key KEY       secret of the instructor link (IDEMLAB_INSTRUCTOR_KEY; default: random, printed at start)
-  -data DIR                 workshop database folder, created with the first room (IDEMLAB_DATA; default: the user's state folder)
-  -database URL             keep workshops in PostgreSQL, shared by replicas (IDEMLAB_DATABASE; default: SQLite in -data)
-  -retention AGE            delete rooms this long after creation, e.g. 30d (IDEMLAB_RETENTION; default 30d)
-  -ledger-database URL      a PostgreSQL for playground ledgers: a ledger switch on every playground (IDEMLAB_LEDGER_DATABASE)
-  -ledgers-in-workshop-database
-                            put the ledgers on -database's PostgreSQL instead (IDEMLAB_LEDGERS_IN_WORKSHOP_DATABASE=1)
-  -ledger-prefix PREFIX     names of this server's ledger schemas and roles (IDEMLAB_LEDGER_PREFIX; default: random)
-  -ledger-pool N            PostgreSQL ledgers, runs on PostgreSQL at once (IDEMLAB_LEDGER_POOL; default 4)
+// usageWidth is where the usage wraps its lines.
+const usageWidth = 80
 
-Run 'idemlab COMMAND -h' for the flags of one command.
-`
+// usageText is the usage, generated from the command table and serve's own
+// flag set, so that it cannot name a flag that does not exist or miss one.
+func usageText() string {
+	var b strings.Builder
+	b.WriteString("Idemlab: an interactive course on idempotent message consumers.\n\nUsage:\n")
+	for _, c := range commands {
+		synopsis := "idemlab " + c.name
+		if c.name == "serve" {
+			synopsis = "idemlab [serve]"
+		}
+		if c.args != "" {
+			synopsis += " " + c.args
+		}
+		writeWrapped(&b, synopsis, "  ", "          ")
+		writeWrapped(&b, c.summary, "        ", "        ")
+	}
+	b.WriteString("\nFlags of serve (each has an environment variable; a flag given on the command line wins):\n")
+	var cfg serveConfig
+	var frameAncestors, basePath string
+	fs := serveFlags(func(string) string { return "" }, &cfg, &frameAncestors, &basePath)
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		line := "-" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		writeWrapped(&b, line, "  ", "  ")
+		writeWrapped(&b, usage, "        ", "        ")
+	})
+	b.WriteString("\nRun 'idemlab COMMAND -h' for the flags of one command.\n")
+	return b.String()
+}
+
+// writeWrapped writes text as lines of at most usageWidth columns, the
+// first indented by first and the others by rest.
+func writeWrapped(b *strings.Builder, text, first, rest string) {
+	line := first
+	for i, word := range strings.Fields(text) {
+		if i > 0 && len(line)+1+len(word) > usageWidth {
+			b.WriteString(line + "\n")
+			line = rest + word
+			continue
+		}
+		if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
+}
 
 // usageError is a command line that could not be understood: exit status 2.
 type usageError struct{ err error }
@@ -82,44 +138,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "idemlab: %v\n", err)
 		var usage *usageError
 		if errors.As(err, &usage) {
-			fmt.Fprintf(stderr, "\n%s", usageText)
+			fmt.Fprintf(stderr, "\n%s", usageText())
 		}
 	}
 	return err
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	command := "serve"
+	name := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		command, args = args[0], args[1:]
+		name, args = args[0], args[1:]
 	}
-	switch command {
-	case "serve":
-		return serve(ctx, args, stdout, stderr)
-	case "lint":
-		return lint(args, stdout)
-	case "backup":
-		return backupCommand(ctx, args, stdout)
-	case "health":
-		return health(ctx, args, stdout)
-	case "version":
-		return printVersion(args, stdout)
-	case "check":
-		return checkExercise(ctx, args, stdout)
-	case "run":
-		return runScenario(ctx, args, stdout)
-	case "load":
-		return load(ctx, args, stdout)
-	case "scenarios":
-		return listScenarios(args, stdout)
-	case "handlers":
-		return listHandlers(args, stdout)
-	case "help":
-		fmt.Fprint(stdout, usageText)
+	if name == "help" {
+		fmt.Fprint(stdout, usageText())
 		return nil
-	default:
-		return usagef("unknown command %q", command)
 	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(ctx, args, stdout, stderr)
+		}
+	}
+	return usagef("unknown command %q", name)
 }
 
 // newFlagSet returns a flag set that reports problems through the returned
@@ -146,3 +185,11 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	}
 	return nil
 }
+
+// inputError is input the engine refused (an unknown scenario, a script that
+// does not parse, a limit exceeded): exit status 2 like a usage error, but
+// without the usage text, since the command line itself was understood.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }

@@ -1,18 +1,32 @@
 // Command idemlab serves the Idemlab course on idempotent message consumers,
-// and checks lesson folders before a workshop.
+// and checks lessons, handlers and workshop stores from the terminal.
 //
-//	idemlab [serve] [-addr HOST:PORT] [-lessons DIR] [-public-url URL]
-//	        [-frame-ancestors ORIGINS] [-log-format text|json]
+//	idemlab [serve] [flags]
 //	idemlab lint [-ledger-database URL] [DIR]
 //	idemlab run SCENARIO [-handlers a,b] [-script TEXT] [-seed N] [-json]
 //	        [-ledger L -ledger-database URL]
-//	idemlab check [-json] [-lessons DIR] [-ledger L -ledger-database URL] EXERCISE FILE
-//	idemlab scenarios | handlers
+//	idemlab check [-lessons DIR] [-json] [-ledger L -ledger-database URL] EXERCISE FILE
+//	idemlab scenarios
+//	idemlab handlers
+//	idemlab backup [-data DIR | -database URL] FILE
+//	idemlab load [-target URL] [-learners N] [-duration D] [-think-min D] [-think-max D]
+//	        [-expensive N] [-closed-loop D] [-idle D] [-cycles N]
 //	idemlab health [-url URL]
 //	idemlab version
+//	idemlab help
 //
-// main stays thin: it turns signals into a context and the error of run into
-// an exit status. Everything else is reachable from tests through run.
+// The flags of serve, each with an IDEMLAB_* environment variable:
+//
+//	-addr HOST:PORT  -lessons DIR  -public-url URL  -base-path PATH
+//	-frame-ancestors ORIGINS  -log-format text|json  -trust-proxy
+//	-debug-addr HOST:PORT  -instructor-key KEY  -data DIR  -database URL
+//	-retention AGE  -ledger-database URL  -ledgers-in-workshop-database
+//	-ledger-prefix PREFIX  -ledger-pool N
+//
+// One file holds each command (serve.go, lint.go, run.go, check.go, …);
+// cli.go holds the command table the usage is generated from. main stays
+// thin: it turns signals into a context and the error of run into an exit
+// status. Everything else is reachable from tests through run.
 package main
 
 import (

@@ -2,299 +2,86 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
+	"encoding/json"
+	"errors"
 	"os"
-	"path/filepath"
-	"strconv"
+	"os/exec"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
-
-	"idemlab/lessons"
-	"idemlab/web"
 )
 
-// syncBuffer is a bytes.Buffer that the server's goroutines may write while
-// the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// envMainArgs, when set, makes the test binary run main with these
+// arguments (a JSON list) instead of the tests, so that a test can check
+// what only a real process shows: exit statuses and signals.
+const envMainArgs = "IDEMLAB_TEST_MAIN_ARGS"
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// runningServer is `idemlab serve` started through run, as a person would.
-type runningServer struct {
-	URL    string // "http://127.0.0.1:PORT", no trailing slash
-	Stderr *syncBuffer
-	stop   context.CancelFunc
-	done   chan struct{} // closed when run has returned
-	err    error         // what run returned; read after done
-}
-
-// Stop cancels run's context, as SIGINT would, and returns run's error.
-func (s *runningServer) Stop(t testing.TB) error {
-	t.Helper()
-	s.stop()
-	select {
-	case <-s.done:
-		return s.err
-	case <-time.After(shutdownTimeout + 5*time.Second):
-		t.Fatal("serve did not return after its context was cancelled")
-		return nil
+func TestMain(m *testing.M) {
+	if args := os.Getenv(envMainArgs); args != "" {
+		var argv []string
+		if err := json.Unmarshal([]byte(args), &argv); err != nil {
+			panic(err)
+		}
+		os.Args = append([]string{"idemlab"}, argv...)
+		main()
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
 }
 
-// startServe runs `idemlab serve -addr 127.0.0.1:0 args...` and waits for the
-// line that tells a person which URL to open; the test reads the bound
-// address from that line, which also proves the line is printed.
-func startServe(t testing.TB, args ...string) *runningServer {
+// mainCommand returns a command that runs main with args in a child process.
+func mainCommand(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	stdoutReader, stdoutWriter := io.Pipe()
-	s := &runningServer{Stderr: &syncBuffer{}, stop: cancel, done: make(chan struct{})}
-	go func() {
-		s.err = run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), stdoutWriter, s.Stderr)
-		stdoutWriter.Close()
-		close(s.done)
-	}()
-
-	urls := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(stdoutReader)
-		for scanner.Scan() {
-			if rest, ok := strings.CutPrefix(scanner.Text(), "Idemlab is serving the course at "); ok {
-				urls <- strings.TrimRight(rest, "/")
-			}
-		}
-		close(urls)
-	}()
-	select {
-	case u, ok := <-urls:
-		if !ok {
-			<-s.done
-			t.Fatalf("serve ended before printing its URL: %v\nstderr:\n%s", s.err, s.Stderr)
-		}
-		s.URL = u
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatalf("serve printed no URL within 30s\nstderr:\n%s", s.Stderr)
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-s.done:
-		case <-time.After(shutdownTimeout + 5*time.Second):
-		}
-	})
-	return s
-}
-
-func get(t testing.TB, url string) (*http.Response, string) {
-	t.Helper()
-	resp, err := http.Get(url)
+	argv, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envMainArgs+"="+string(argv))
+	return cmd
+}
+
+func exitCode(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
 	if err != nil {
-		t.Fatal(err)
+		return -1
 	}
-	return resp, string(body)
+	return 0
 }
 
-func TestRun_ServeAnswersThenShutsDownCleanly(t *testing.T) {
-	server := startServe(t)
-
-	resp, body := get(t, server.URL+"/")
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET / = %s, want 200", resp.Status)
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
-		t.Errorf("GET / Content-Type = %q, want text/html", ct)
-	}
-	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
-	if err != nil {
+func TestMain_ExitStatus(t *testing.T) {
+	bad := t.TempDir()
+	if err := os.WriteFile(bad+"/01-bad.md", []byte("---\ntitle: t\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if first := course.Lessons[0]; !strings.Contains(body, "/lessons/"+first.Slug) {
-		t.Errorf("GET / does not link the first lesson /lessons/%s", first.Slug)
-	}
-
-	if resp, _ := get(t, server.URL+"/healthz"); resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /healthz = %s, want 200", resp.Status)
-	}
-
-	if err := server.Stop(t); err != nil {
-		t.Errorf("serve returned %v after a clean shutdown, want nil", err)
-	}
-	logs := server.Stderr.String()
-	for _, want := range []string{"msg=serving", "msg=stopped"} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("logs lack %q:\n%s", want, logs)
-		}
-	}
-	if _, err := http.Get(server.URL + "/healthz"); err == nil {
-		t.Error("server still answers after shutdown")
-	}
-}
-
-func TestRun_ServeLogsJSON(t *testing.T) {
-	server := startServe(t, "-log-format", "json")
-	get(t, server.URL+"/healthz")
-	if err := server.Stop(t); err != nil {
-		t.Fatal(err)
-	}
-	first, _, _ := strings.Cut(server.Stderr.String(), "\n")
-	if !strings.HasPrefix(first, "{") || !strings.Contains(first, `"msg":`) {
-		t.Errorf("first log line is not JSON: %s", first)
-	}
-}
-
-// copyCourse writes the built-in lessons into a new folder and returns it.
-func copyCourse(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "course")
-	if err := os.CopyFS(dir, lessons.Embedded()); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// lessonFile returns the path of the first lesson file in dir.
-func lessonFile(t testing.TB, dir string) string {
-	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(dir, "*.md"))
-	if err != nil || len(matches) == 0 {
-		t.Fatalf("no lesson in %s (%v)", dir, err)
-	}
-	return matches[0]
-}
-
-// eventually polls check until it returns true or the deadline passes.
-func eventually(t testing.TB, within time.Duration, what string, check func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// smallCourse writes a two-lesson course into a new folder and returns it:
-// reloading it is quick even under the race detector on a busy machine, where
-// re-rendering the whole built-in course can take seconds.
-func smallCourse(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "course")
-	files := map[string]string{
-		"01-first.md":  "---\ntitle: First steps\nsummary: The first lesson.\norder: 1\nminutes: 3\nobjectives:\n  - Read a lesson\n---\n\n## Hello\n\nOn to [the second](02-second.md).\n",
-		"02-second.md": "---\ntitle: Second steps\nsummary: The second lesson.\norder: 2\nminutes: 4\nobjectives:\n  - Go back\n---\n\n## Again\n\nBack to [the first](01-first.md).\n",
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func TestRun_ServeLessonsFolderReloadsAndSurvivesBrokenEdits(t *testing.T) {
-	dir := smallCourse(t)
-	server := startServe(t, "-lessons", dir)
-
-	course, err := lessons.Load(os.DirFS(dir), lessons.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := course.Lessons[0]
-	path := filepath.Join(dir, first.Path)
-	original, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lessonURL := server.URL + "/lessons/" + first.Slug
-
-	// An instructor edits the title: the next reload shows it.
-	edited := strings.Replace(string(original), "title: "+first.Title, "title: Edited while serving", 1)
-	if edited == string(original) {
-		t.Fatalf("could not find %q in %s", "title: "+first.Title, path)
-	}
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 30*time.Second, "the edited title never appeared", func() bool {
-		_, body := get(t, lessonURL)
-		return strings.Contains(body, "Edited while serving")
-	})
-
-	// A broken edit is logged and the last good course keeps serving.
-	if err := os.WriteFile(path, []byte("---\ntitle: [unclosed\n---\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 30*time.Second, "the broken lesson was never logged", func() bool {
-		return strings.Contains(server.Stderr.String(), first.Path)
-	})
-	resp, body := get(t, lessonURL)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Edited while serving") {
-		t.Errorf("after a broken edit GET %s = %s, want the last good lesson", lessonURL, resp.Status)
-	}
-	if err := server.Stop(t); err != nil {
-		t.Error(err)
-	}
-}
-
-func TestRun_ServeRejectsBadLessonsFolder(t *testing.T) {
-	broken := t.TempDir()
-	if err := os.WriteFile(filepath.Join(broken, "01-broken.md"), []byte("---\nsummary: no title\n---\n# Hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(t.TempDir(), "no-such-folder")
-
 	tests := []struct {
 		name       string
-		dir        string
-		wantStderr []string
+		args       []string
+		wantStatus int
+		wantStderr string
 	}{
-		{"Missing", missing, []string{"lessons folder " + missing}},
-		{"BrokenLesson", broken, []string{filepath.Join(broken, "01-broken.md") + ":", "idemlab: cannot serve " + broken + ": 4 problems, listed above"}},
+		{"Version", []string{"version"}, 0, ""},
+		{"LintOK", []string{"lint"}, 0, ""},
+		{"LintProblems", []string{"lint", bad}, 1, "idemlab: lint: "},
+		{"UnknownFlag", []string{"-nope"}, 2, "idemlab: serve: flag provided but not defined: -nope"},
+		{"UnknownCommand", []string{"nope"}, 2, `idemlab: unknown command "nope"`},
+		{"HealthDown", []string{"health", "-url", "http://127.0.0.1:1"}, 1, "idemlab: health: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), []string{"serve", "-addr", "127.0.0.1:0", "-lessons", tt.dir}, &stdout, &stderr)
-			if err == nil {
-				t.Fatal("serve started with a bad lessons folder")
+			var stderr strings.Builder
+			cmd := mainCommand(t, tt.args...)
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if got := exitCode(err); got != tt.wantStatus {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", got, tt.wantStatus, stderr.String())
 			}
-			if got := exitStatus(err); got != 1 {
-				t.Errorf("exit status %d, want 1", got)
-			}
-			for _, want := range tt.wantStderr {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
-				}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, stderr.String())
 			}
 			if strings.Contains(stderr.String(), "goroutine ") {
 				t.Errorf("stderr holds a stack trace:\n%s", stderr.String())
@@ -303,302 +90,47 @@ func TestRun_ServeRejectsBadLessonsFolder(t *testing.T) {
 	}
 }
 
-func TestRun_Lint(t *testing.T) {
-	good := copyCourse(t)
-	bad := copyCourse(t)
-	badFile := lessonFile(t, bad)
-	if err := os.WriteFile(badFile, []byte("---\nsummary: no title here\n---\n\nBody.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	course, err := lessons.Load(lessons.Embedded(), lessons.Options{})
+func TestMain_SIGTERMShutsDownCleanly(t *testing.T) {
+	cmd := mainCommand(t, "serve", "-addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lessonsOK := coursePages(course) + " OK"
-	if want := strconv.Itoa(len(course.Lessons)-1) + " lessons and 1 reference page OK"; lessonsOK != want || len(course.Lessons) < 13 {
-		t.Errorf("the built-in course reads %q, want at least 12 lessons and the glossary", lessonsOK)
-	}
-
-	tests := []struct {
-		name       string
-		args       []string
-		wantStatus int // 0: success
-		wantStdout string
-		wantStderr string
-	}{
-		{"Embedded", []string{"lint"}, 0, lessonsOK, ""},
-		{"GoodFolder", []string{"lint", good}, 0, lessonsOK, ""},
-		{"BrokenFolder", []string{"lint", bad}, 1, badFile + ":", "problem"},
-		{"MissingFolder", []string{"lint", filepath.Join(good, "nope")}, 1, "", "lessons folder"},
-		{"TwoFolders", []string{"lint", good, bad}, 2, "", "one folder at most"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tt.args, &stdout, &stderr)
-			status := 0
-			if err != nil {
-				status = exitStatus(err)
-			}
-			if status != tt.wantStatus {
-				t.Errorf("exit status %d (%v), want %d", status, err, tt.wantStatus)
-			}
-			if !strings.Contains(stdout.String(), tt.wantStdout) {
-				t.Errorf("stdout lacks %q:\n%s", tt.wantStdout, stdout.String())
-			}
-			if !strings.Contains(stderr.String(), tt.wantStderr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, stderr.String())
-			}
-		})
-	}
-}
-
-func TestRun_UsageErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		env  map[string]string
-		want string
-	}{
-		{"UnknownFlag", []string{"-no-such-flag"}, nil, "flag provided but not defined: -no-such-flag"},
-		{"UnknownServeFlag", []string{"serve", "-bogus"}, nil, "serve: flag provided but not defined: -bogus"},
-		{"UnknownCommand", []string{"frobnicate"}, nil, `unknown command "frobnicate"`},
-		{"StrayArgument", []string{"serve", "extra"}, nil, `unexpected argument "extra"`},
-		{"BadLogFormat", []string{"-log-format", "xml"}, nil, `-log-format "xml"`},
-		{"BadAddr", []string{"-addr", "8080"}, nil, `-addr "8080"`},
-		{"BadPublicURL", []string{"-public-url", "example.com"}, nil, "-public-url"},
-		{"BadBasePath", []string{"-base-path", "learn"}, nil, "-base-path: base path \"learn\" must start with /"},
-		{"BasePathWithDots", nil, map[string]string{"IDEMLAB_BASE_PATH": "/a/../learn"}, "-base-path"},
-		{"BasePathDisagrees", []string{"-base-path", "/learn", "-public-url", "https://x.example/docs"}, nil, "disagree"},
-		{"BadFrameAncestors", []string{"-frame-ancestors", "https://ok.example; script-src *"}, nil, "-frame-ancestors"},
-		{"BadPort", nil, map[string]string{"PORT": "http"}, `PORT="http"`},
-		{"BadHealthURL", []string{"health", "-url", "::"}, nil, "health: -url"},
-		{"VersionArgument", []string{"version", "x"}, nil, `unexpected argument "x"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for k, v := range tt.env {
-				t.Setenv(k, v)
-			}
-			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tt.args, &stdout, &stderr)
-			if err == nil {
-				t.Fatal("run succeeded, want a usage error")
-			}
-			if got := exitStatus(err); got != 2 {
-				t.Errorf("exit status %d, want 2 (%v)", got, err)
-			}
-			first, _, _ := strings.Cut(stderr.String(), "\n")
-			if !strings.HasPrefix(first, "idemlab: ") || !strings.Contains(first, tt.want) {
-				t.Errorf("first stderr line = %q, want idemlab: …%s…", first, tt.want)
-			}
-			if !strings.Contains(stderr.String(), "Usage:") {
-				t.Error("stderr lacks the usage")
-			}
-			if stdout.Len() > 0 {
-				t.Errorf("a usage error wrote to stdout: %q", stdout.String())
-			}
-		})
-	}
-}
-
-func TestRun_HelpGoesToStdout(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"-h"}, {"serve", "-h"}, {"lint", "-help"}} {
-		var stdout, stderr bytes.Buffer
-		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
-			t.Errorf("run %q = %v, want nil", args, err)
-		}
-		if !strings.Contains(stdout.String(), "Usage") || stderr.Len() > 0 {
-			t.Errorf("run %q: stdout %q, stderr %q; want the usage on stdout only", args, stdout.String(), stderr.String())
-		}
-	}
-}
-
-func TestRun_Health(t *testing.T) {
-	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/healthz" {
-			http.NotFound(w, r)
-			return
-		}
-		io.WriteString(w, "ok")
-	}))
-	defer healthy.Close()
-	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "starting", http.StatusServiceUnavailable)
-	}))
-	defer sick.Close()
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closedURL := closed.URL
-	closed.Close()
-
-	tests := []struct {
-		name       string
-		url        string
-		wantStatus int
-		wantOutput string
-	}{
-		{"Healthy", healthy.URL, 0, "200 OK"},
-		{"HealthyTrailingSlash", healthy.URL + "/", 0, "200 OK"},
-		{"Unavailable", sick.URL, 1, "503 Service Unavailable"},
-		{"Unreachable", closedURL, 1, "connection refused"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), []string{"health", "-url", tt.url}, &stdout, &stderr)
-			status := 0
-			if err != nil {
-				status = exitStatus(err)
-			}
-			if status != tt.wantStatus {
-				t.Errorf("exit status %d (%v), want %d", status, err, tt.wantStatus)
-			}
-			if out := stdout.String() + stderr.String(); !strings.Contains(out, tt.wantOutput) {
-				t.Errorf("output lacks %q: %s", tt.wantOutput, out)
-			}
-		})
-	}
-}
-
-func TestRun_HealthAgainstRealServer(t *testing.T) {
-	server := startServe(t)
-	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"health", "-url", server.URL}, &stdout, &stderr); err != nil {
-		t.Errorf("health = %v; stderr: %s", err, stderr.String())
-	}
-}
-
-func TestRun_Version(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"version"}, &stdout, &stderr); err != nil {
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stdout.String(), "idemlab ") || !strings.Contains(stdout.String(), "go1.") {
-		t.Errorf("version printed %q", stdout.String())
+	serving := make(chan bool, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		serving <- strings.HasPrefix(line, "Idemlab is serving the course at http://127.0.0.1:")
+	}()
+	select {
+	case ok := <-serving:
+		if !ok {
+			t.Fatal("serve did not print the URL to open")
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("serve printed nothing within 30s")
 	}
-}
 
-func TestParseServeConfig_AddrPrecedence(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		env  map[string]string
-		want string
-	}{
-		{"Default", nil, nil, "127.0.0.1:8080"},
-		{"PORT", nil, map[string]string{"PORT": "9000"}, ":9000"},
-		{"EnvBeatsPORT", nil, map[string]string{"PORT": "9000", "IDEMLAB_ADDR": "127.0.0.1:7000"}, "127.0.0.1:7000"},
-		{"FlagBeatsAll", []string{"-addr", "0.0.0.0:8080"}, map[string]string{"PORT": "9000", "IDEMLAB_ADDR": "127.0.0.1:7000"}, "0.0.0.0:8080"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := parseServeConfig(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.Addr != tt.want {
-				t.Errorf("Addr = %q, want %q", cfg.Addr, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseServeConfig_EnvFallbacks(t *testing.T) {
-	env := map[string]string{
-		"IDEMLAB_LESSONS":         "/srv/lessons",
-		"IDEMLAB_PUBLIC_URL":      "https://learn.example.com",
-		"IDEMLAB_FRAME_ANCESTORS": "'self' https://docs.example.com",
-		"IDEMLAB_LOG_FORMAT":      "json",
-	}
-	getenv := func(k string) string { return env[k] }
-	cfg, err := parseServeConfig(nil, getenv, io.Discard)
-	if err != nil {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.LessonsDir != "/srv/lessons" || cfg.PublicURL != "https://learn.example.com" || cfg.LogFormat != "json" ||
-		strings.Join(cfg.FrameAncestors, " ") != "'self' https://docs.example.com" {
-		t.Errorf("config from env = %+v", cfg)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := exitCode(err); code != 0 {
+			t.Errorf("exit status %d after SIGTERM, want 0; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(shutdownTimeout + 5*time.Second):
+		cmd.Process.Kill()
+		t.Fatal("serve did not exit after SIGTERM")
 	}
-	cfg, err = parseServeConfig([]string{"-log-format", "text", "-frame-ancestors", "none"}, getenv, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.LogFormat != "text" || strings.Join(cfg.FrameAncestors, " ") != "'none'" {
-		t.Errorf("flags did not win over env: %+v", cfg)
-	}
-}
-
-// -base-path (or IDEMLAB_BASE_PATH) reaches the server as the public URL's
-// path: alone, or agreeing with -public-url.
-func TestParseServeConfig_BasePathIsThePublicURLsPath(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
-		{[]string{"-base-path", "/learn"}, nil, "/learn"},
-		{[]string{"-base-path", "/learn/"}, nil, "/learn"},
-		{nil, map[string]string{"IDEMLAB_BASE_PATH": "/learn"}, "/learn"},
-		{[]string{"-base-path", "/learn", "-public-url", "https://x.example/learn"}, nil, "https://x.example/learn"},
-		{[]string{"-public-url", "https://x.example/learn"}, nil, "https://x.example/learn"},
-	} {
-		cfg, err := parseServeConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
-		if err != nil {
-			t.Fatalf("%v %v: %v", tc.args, tc.env, err)
-		}
-		if cfg.PublicURL != tc.want {
-			t.Errorf("%v %v: PublicURL %q, want %q", tc.args, tc.env, cfg.PublicURL, tc.want)
-		}
-	}
-}
-
-// The flag and the server apply one rule: a list the flag accepts starts
-// the server (it used to refuse '*').
-func TestParseServeConfig_FrameAncestorsTheServerAccepts(t *testing.T) {
-	for _, list := range []string{"*", "'*'", "self", "'self' https://docs.example.com", "none"} {
-		cfg, err := parseServeConfig([]string{"-frame-ancestors", list}, func(string) string { return "" }, io.Discard)
-		if err != nil {
-			t.Errorf("-frame-ancestors %q: %v", list, err)
-			continue
-		}
-		course := &lessons.Course{Lessons: []*lessons.Lesson{{Slug: "one", Title: "One", Path: "01-one.md"}}}
-		if _, err := web.NewServer(web.Config{FrameAncestors: cfg.FrameAncestors}, course); err != nil {
-			t.Errorf("-frame-ancestors %q passes the flag but not the server: %v", list, err)
-		}
-	}
-}
-
-func TestBrowseURL_ShowsWhereToGo(t *testing.T) {
-	tests := []struct {
-		publicURL, addr, want string
-	}{
-		{"", "127.0.0.1:8080", "http://127.0.0.1:8080/"},
-		{"", "0.0.0.0:8080", "http://localhost:8080/"},
-		{"", "[::]:8080", "http://localhost:8080/"},
-		{"https://learn.example.com", "0.0.0.0:8080", "https://learn.example.com/"},
-		{"/learn", "0.0.0.0:8080", "http://localhost:8080/learn/"},
-	}
-	for _, tt := range tests {
-		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := browseURL(tt.publicURL, addr); got != tt.want {
-			t.Errorf("browseURL(%q, %s) = %q, want %q", tt.publicURL, tt.addr, got, tt.want)
-		}
-	}
-}
-
-// BenchmarkStartup measures what a start costs before the first request:
-// load, validate and render every built-in lesson, then build the server.
-func BenchmarkStartup(b *testing.B) {
-	for b.Loop() {
-		course, err := loadCourse("")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := web.NewServer(web.Config{Logger: newLogger("text", io.Discard)}, course); err != nil {
-			b.Fatal(err)
-		}
+	if !strings.Contains(stderr.String(), "msg=stopped") {
+		t.Errorf("no 'stopped' log line after SIGTERM:\n%s", stderr.String())
 	}
 }

@@ -2,23 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"idemlab/playground"
 )
-
-// inputError is input the engine refused (an unknown scenario, a script that
-// does not parse, a limit exceeded): exit status 2 like a usage error, but
-// without the usage text, since the command line itself was understood.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
 
 // runScenario is `idemlab run`: it plays a scenario in the terminal:
 //
@@ -85,42 +78,25 @@ func runScenario(ctx context.Context, args []string, stdout io.Writer) error {
 	return trace.WriteTable(stdout)
 }
 
-// listScenarios prints the built-in scenarios with their default handlers
-// and script, so that a workshop can pick one from the terminal.
-func listScenarios(args []string, stdout io.Writer) error {
-	fs := newFlagSet("scenarios")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("scenarios: unexpected argument %q", fs.Arg(0))
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tTITLE\tHANDLERS\tDEFAULT SCRIPT")
-	for _, sc := range playground.Scenarios() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sc.Name, sc.Title, strings.Join(sc.Handlers, ","), sc.DefaultScript)
-	}
-	return tw.Flush()
-}
-
-// listHandlers prints the built-in handlers, whether each is idempotent, and
-// why.
-func listHandlers(args []string, stdout io.Writer) error {
-	fs := newFlagSet("handlers")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("handlers: unexpected argument %q", fs.Arg(0))
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HANDLER\tIDEMPOTENT\tDESCRIPTION")
-	for _, h := range playground.Handlers() {
-		idem := "no"
-		if h.Idempotent {
-			idem = "yes"
+// openRunLedgers opens the PostgreSQL ledgers a command (`idemlab run` or
+// `idemlab check` with -ledger postgres-…) plays on: size schemas with
+// names of their own, dropped when the command ends. It returns nil for a
+// SQLite ledger.
+func openRunLedgers(ctx context.Context, cmd, ledger, database string, size int) (*playground.PostgresLedgers, error) {
+	if !strings.HasPrefix(ledger, "postgres") {
+		if database != "" {
+			return nil, usagef("%s: -ledger-database is for the postgres-* ledgers, and -ledger is %s", cmd, ledger)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, idem, h.Description)
+		return nil, nil
 	}
-	return tw.Flush()
+	if database == "" {
+		return nil, usagef("%s: -ledger %s needs -ledger-database postgres://…", cmd, ledger)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	pg, err := playground.OpenPostgresLedgers(ctx, database, size, "idemlab_"+cmd+"_"+hex.EncodeToString(b[:]))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return pg, nil
 }
