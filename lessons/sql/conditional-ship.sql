@@ -1,31 +1,35 @@
--- A state machine: pending -> paid -> shipped. Each transition names the
--- state it starts from, so it can only happen once.
-CREATE TABLE orders (
-  id         TEXT PRIMARY KEY,
-  state      TEXT NOT NULL CHECK (state IN ('pending', 'paid', 'shipped')),
-  shipped_at INTEGER
+-- Seat holds at a venue: a hold is 'held' until the payment for it is
+-- confirmed, or 'released' when its ten minutes run out. Confirming is the
+-- arrow held -> confirmed, and it records which message drew it.
+CREATE TABLE seat_holds (
+  id           TEXT PRIMARY KEY,
+  status       TEXT NOT NULL CHECK (status IN ('held', 'confirmed', 'released')),
+  confirmed_by TEXT,
+  confirmed_at INTEGER
 );
-INSERT INTO orders VALUES ('order-1', 'paid', NULL), ('order-2', 'pending', NULL);
+INSERT INTO seat_holds (id, status) VALUES ('hold-A12', 'held'), ('hold-B03', 'released');
 
--- ship-1 for order-1: the order is paid, so the transition happens.
-UPDATE orders SET state = 'shipped', shipped_at = 1767225600
- WHERE id = 'order-1' AND state = 'paid';
--- expect: changes=1
+-- pay-881 confirms hold-A12. The row is still 'held', so the arrow is drawn,
+-- and RETURNING hands back the row this statement moved.
+UPDATE seat_holds SET status = 'confirmed', confirmed_by = 'pay-881', confirmed_at = 1767300000
+ WHERE id = 'hold-A12' AND status = 'held'
+RETURNING id;
+-- expect rows: hold-A12
 
--- ship-1 redelivered: the order is no longer 'paid', so nothing matches.
-UPDATE orders SET state = 'shipped', shipped_at = 1767229200
- WHERE id = 'order-1' AND state = 'paid';
--- expect: changes=0
+-- pay-881 arrives again. The row has left 'held', so the same statement
+-- matches nothing, returns nothing, and leaves the first confirmation alone.
+UPDATE seat_holds SET status = 'confirmed', confirmed_by = 'pay-881', confirmed_at = 1767300420
+ WHERE id = 'hold-A12' AND status = 'held'
+RETURNING id;
+-- expect rows: none
+SELECT status, confirmed_by, confirmed_at FROM seat_holds WHERE id = 'hold-A12';
+-- expect rows: confirmed, pay-881, 1767300000
 
--- The first shipping time survives the duplicate.
-SELECT state, shipped_at FROM orders WHERE id = 'order-1';
--- expect rows: shipped, 1767225600
-
--- ship-2 for order-2, which was never paid: also nothing matches.
-UPDATE orders SET state = 'shipped', shipped_at = 1767225600
- WHERE id = 'order-2' AND state = 'paid';
--- expect: changes=0
-
--- Zero rows has two meanings; one read tells them apart.
-SELECT id, state FROM orders ORDER BY id;
--- expect rows: order-1, shipped; order-2, pending
+-- pay-907 comes for hold-B03, whose time ran out: no row either, for a
+-- different reason. The recorded confirmed_by tells the two apart.
+UPDATE seat_holds SET status = 'confirmed', confirmed_by = 'pay-907', confirmed_at = 1767300500
+ WHERE id = 'hold-B03' AND status = 'held'
+RETURNING id;
+-- expect rows: none
+SELECT id, status, confirmed_by FROM seat_holds ORDER BY id;
+-- expect rows: hold-A12, confirmed, pay-881; hold-B03, released, NULL

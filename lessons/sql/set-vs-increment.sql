@@ -1,17 +1,17 @@
--- An account and an order, as the handlers see them.
-CREATE TABLE accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL);
-CREATE TABLE orders (id TEXT PRIMARY KEY, state TEXT NOT NULL);
-INSERT INTO accounts VALUES ('acct-1', 100);
-INSERT INTO orders VALUES ('order-1', 'paid');
+-- One warehouse fact, sent two ways. The picker scanned 2 units of sku-7
+-- out of a bin that held 40.
+CREATE TABLE stock (sku TEXT PRIMARY KEY, on_hand INTEGER NOT NULL);
+INSERT INTO stock VALUES ('sku-7', 40);
 
--- A relative change: the same message applied twice moves the balance twice.
-UPDATE accounts SET balance = balance + 10 WHERE id = 'acct-1';
-UPDATE accounts SET balance = balance + 10 WHERE id = 'acct-1';
-SELECT balance FROM accounts WHERE id = 'acct-1';
--- expect rows: 120
+-- As a change, "2 were picked": each copy of the message subtracts again.
+UPDATE stock SET on_hand = on_hand - 2 WHERE sku = 'sku-7';
+UPDATE stock SET on_hand = on_hand - 2 WHERE sku = 'sku-7';
+SELECT on_hand FROM stock WHERE sku = 'sku-7';
+-- expect rows: 36
 
--- An absolute write: the second run writes what is already there.
-UPDATE orders SET state = 'shipped' WHERE id = 'order-1';
-UPDATE orders SET state = 'shipped' WHERE id = 'order-1';
-SELECT state FROM orders WHERE id = 'order-1';
--- expect rows: shipped
+-- As a result, "38 are left": every copy writes the number already there.
+UPDATE stock SET on_hand = 40 WHERE sku = 'sku-7';
+UPDATE stock SET on_hand = 38 WHERE sku = 'sku-7';
+UPDATE stock SET on_hand = 38 WHERE sku = 'sku-7';
+SELECT on_hand FROM stock WHERE sku = 'sku-7';
+-- expect rows: 38

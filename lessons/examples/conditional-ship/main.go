@@ -1,11 +1,13 @@
-// A conditional write as a state-machine transition: ship an order only if
-// it is paid. The rows-affected count says whether this run did the
-// transition; when it did not, one read says why.
+// A guarded transition on a seat hold: a payment message may move a hold
+// from 'held' to 'confirmed', and only while it is still held. The UPDATE
+// returns the row it moved, so "did this run do it?" is answered by the write
+// itself; a miss is explained afterwards from what the row records.
 package main
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log"
 
@@ -13,38 +15,53 @@ import (
 )
 
 const schema = `
-CREATE TABLE orders (id TEXT PRIMARY KEY, state TEXT NOT NULL, shipped_at INTEGER);
-INSERT INTO orders VALUES ('order-1', 'paid', NULL), ('order-2', 'pending', NULL);`
+CREATE TABLE seat_holds (
+	id           TEXT PRIMARY KEY,
+	status       TEXT NOT NULL,   -- held, confirmed or released
+	confirmed_by TEXT             -- the payment message that confirmed it
+);
+INSERT INTO seat_holds (id, status) VALUES ('hold-A12', 'held'), ('hold-B03', 'released');`
 
-// ship handles a "ship this order" message. Every outcome it returns is
-// final: retrying the message would produce the same answer, so the caller
-// acks in all of them and only an error leads to a redelivery.
-func ship(ctx context.Context, db *sql.DB, orderID string, now int64) (string, error) {
-	res, err := db.ExecContext(ctx, `
-		UPDATE orders SET state = 'shipped', shipped_at = ?
-		 WHERE id = ? AND state = 'paid'`, now, orderID)
-	if err != nil {
+// outcome is what the consumer does next. Only a database error makes it
+// return an error (and the broker retry); every outcome here is acked.
+type outcome string
+
+const (
+	confirmedNow   outcome = "confirmed by this run: send the ticket"
+	sameMessage    outcome = "this payment confirmed it before: ack"
+	otherMessage   outcome = "another payment confirmed it: ack, refund this one"
+	holdReleased   outcome = "hold released before payment: ack, refund"
+	holdNotPresent outcome = "no such hold: ack, report"
+)
+
+func confirm(ctx context.Context, db *sql.DB, holdID, paymentMsg string) (outcome, error) {
+	var moved string
+	err := db.QueryRowContext(ctx, `
+		UPDATE seat_holds SET status = 'confirmed', confirmed_by = ?
+		 WHERE id = ? AND status = 'held'
+		RETURNING id`, paymentMsg, holdID).Scan(&moved)
+	if err == nil {
+		return confirmedNow, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
 		return "", err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return "", err
-	}
-	if n == 1 {
-		return "shipped by this run", nil
-	}
-	// Zero rows: find out which precondition failed, for the log.
-	var state string
-	err = db.QueryRowContext(ctx, `SELECT state FROM orders WHERE id = ?`, orderID).Scan(&state)
+	// The guard refused. One read says which refusal this was.
+	var status string
+	var by sql.NullString
+	err = db.QueryRowContext(ctx,
+		`SELECT status, confirmed_by FROM seat_holds WHERE id = ?`, holdID).Scan(&status, &by)
 	switch {
-	case err == sql.ErrNoRows:
-		return "no such order: ack and report", nil
+	case errors.Is(err, sql.ErrNoRows):
+		return holdNotPresent, nil
 	case err != nil:
 		return "", err
-	case state == "shipped":
-		return "already shipped: a duplicate, ack", nil
+	case status == "confirmed" && by.String == paymentMsg:
+		return sameMessage, nil
+	case status == "confirmed":
+		return otherMessage, nil
 	default:
-		return "not shipped, order is " + state + ": ack and report", nil
+		return holdReleased, nil
 	}
 }
 
@@ -59,24 +76,24 @@ func main() {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		log.Fatal(err)
 	}
-	for i, orderID := range []string{"order-1", "order-1", "order-2", "order-9"} {
-		outcome, err := ship(ctx, db, orderID, int64(1000+i))
+	for _, m := range [][2]string{
+		{"hold-A12", "pay-881"},
+		{"hold-A12", "pay-881"}, // the same message, redelivered
+		{"hold-A12", "pay-882"}, // a second payment for the same seat
+		{"hold-B03", "pay-907"},
+		{"hold-Z99", "pay-910"},
+	} {
+		got, err := confirm(ctx, db, m[0], m[1])
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("ship %s: %s\n", orderID, outcome)
+		fmt.Printf("%s for %s: %s\n", m[1], m[0], got)
 	}
-	var shippedAt int64
-	if err := db.QueryRowContext(ctx,
-		`SELECT shipped_at FROM orders WHERE id = 'order-1'`).Scan(&shippedAt); err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("order-1 shipped_at:", shippedAt)
 }
 
 // Output:
-// ship order-1: shipped by this run
-// ship order-1: already shipped: a duplicate, ack
-// ship order-2: not shipped, order is pending: ack and report
-// ship order-9: no such order: ack and report
-// order-1 shipped_at: 1000
+// pay-881 for hold-A12: confirmed by this run: send the ticket
+// pay-881 for hold-A12: this payment confirmed it before: ack
+// pay-882 for hold-A12: another payment confirmed it: ack, refund this one
+// pay-907 for hold-B03: hold released before payment: ack, refund
+// pay-910 for hold-Z99: no such hold: ack, report

@@ -1,6 +1,6 @@
-// The dedupe table: record the message id and apply the effect in one
-// transaction, and let the rows-affected count of the insert decide whether
-// this delivery is the first.
+// A loyalty service awards points for purchase events. onceForEvent wraps any
+// database effect in a transaction that first files a receipt for the event;
+// when the receipt is already on file, the effect is not run at all.
 package main
 
 import (
@@ -14,54 +14,55 @@ import (
 )
 
 const schema = `
-CREATE TABLE accounts (id TEXT PRIMARY KEY, balance INTEGER NOT NULL);
+CREATE TABLE members (id TEXT PRIMARY KEY, points INTEGER NOT NULL);
 CREATE TABLE processed_messages (
 	message_id   TEXT PRIMARY KEY,
 	processed_at INTEGER NOT NULL
 );
-INSERT INTO accounts VALUES ('acct-1', 0);`
+INSERT INTO members VALUES ('m-7', 300);`
 
-type credit struct {
-	MessageID string // stable across redeliveries
-	AccountID string
-	Amount    int
-}
-
-var errCrash = errors.New("worker crashed")
-
-// applyCredit credits the account at most once per message id. It returns
-// whether this delivery applied the effect. The caller acks after it returns
-// without error, whether or not the effect was applied.
-func applyCredit(ctx context.Context, db *sql.DB, m credit, now int64, crash bool) (applied bool, err error) {
+// onceForEvent runs effect inside one transaction together with the receipt
+// for eventID. It reports whether effect ran and committed; false with a nil
+// error means an earlier delivery already committed this event, and the
+// caller should ack.
+func onceForEvent(ctx context.Context, db *sql.DB, eventID string, at int64,
+	effect func(*sql.Tx) error) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
-	defer tx.Rollback() // a no-op after Commit; undoes everything on any early return
+	// Until Commit succeeds, leaving this function discards the receipt and
+	// the effect alike; after Commit, Rollback does nothing.
+	defer tx.Rollback()
 
-	res, err := tx.ExecContext(ctx, `
+	filed, err := tx.ExecContext(ctx, `
 		INSERT INTO processed_messages (message_id, processed_at) VALUES (?, ?)
-		ON CONFLICT (message_id) DO NOTHING`, m.MessageID, now)
+		ON CONFLICT (message_id) DO NOTHING`, eventID, at)
 	if err != nil {
 		return false, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
+	if n, err := filed.RowsAffected(); err != nil || n != 1 {
+		return false, err // n == 0: the receipt exists, the points were awarded
+	}
+	if err := effect(tx); err != nil {
 		return false, err
-	}
-	if n == 0 {
-		return false, nil // seen before: nothing to do, safe to ack
-	}
-
-	if _, err := tx.ExecContext(ctx,
-		`UPDATE accounts SET balance = balance + ? WHERE id = ?`,
-		m.Amount, m.AccountID); err != nil {
-		return false, err
-	}
-	if crash {
-		return false, errCrash // dies before commit: both writes roll back together
 	}
 	return true, tx.Commit()
+}
+
+// award adds points; dieAfterUpdate stands in for a process that is killed
+// after its UPDATE and before the COMMIT reaches the database.
+func award(member string, points int, dieAfterUpdate bool) func(*sql.Tx) error {
+	return func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`UPDATE members SET points = points + ? WHERE id = ?`,
+			points, member); err != nil {
+			return err
+		}
+		if dieAfterUpdate {
+			return errors.New("killed before commit")
+		}
+		return nil
+	}
 }
 
 func main() {
@@ -76,35 +77,36 @@ func main() {
 		log.Fatal(err)
 	}
 
-	deliveries := []struct {
-		m     credit
-		crash bool
-		note  string
-	}{
-		{credit{"msg-1", "acct-1", 50}, false, "first delivery"},
-		{credit{"msg-1", "acct-1", 50}, false, "redelivered: the ack was lost"},
-		{credit{"msg-2", "acct-1", 25}, true, "crashes before commit"},
-		{credit{"msg-2", "acct-1", 25}, false, "redelivered after the crash"},
+	// Two purchase events, delivered five times between them.
+	type delivery struct {
+		event  string
+		points int
+		dies   bool
 	}
-	for i, d := range deliveries {
-		applied, err := applyCredit(ctx, db, d.m, int64(1000+i), d.crash)
-		var balance int
-		if err := db.QueryRowContext(ctx, `SELECT balance FROM accounts`).Scan(&balance); err != nil {
+	queue := []delivery{
+		{"purchase-5001", 120, false},
+		{"purchase-5002", 40, true},   // killed mid-transaction
+		{"purchase-5001", 120, false}, // its ack had gone missing
+		{"purchase-5002", 40, false},  // sent again after the kill
+		{"purchase-5002", 40, false},  // and once more, for good measure
+	}
+	for i, d := range queue {
+		ran, err := onceForEvent(ctx, db, d.event, int64(60*i), award("m-7", d.points, d.dies))
+		var points int
+		if err := db.QueryRowContext(ctx, `SELECT points FROM members WHERE id = 'm-7'`).Scan(&points); err != nil {
 			log.Fatal(err)
 		}
-		outcome := "skipped"
-		switch {
-		case err != nil:
-			outcome = "failed: " + err.Error()
-		case applied:
-			outcome = "applied"
+		verdict := map[bool]string{true: "awarded", false: "receipt on file, ack"}[ran]
+		if err != nil {
+			verdict = "no commit (" + err.Error() + "), redeliver"
 		}
-		fmt.Printf("%s (%s): %s, balance %d\n", d.m.MessageID, d.note, outcome, balance)
+		fmt.Printf("#%d %s: %s -> m-7 has %d points\n", i+1, d.event, verdict, points)
 	}
 }
 
 // Output:
-// msg-1 (first delivery): applied, balance 50
-// msg-1 (redelivered: the ack was lost): skipped, balance 50
-// msg-2 (crashes before commit): failed: worker crashed, balance 50
-// msg-2 (redelivered after the crash): applied, balance 75
+// #1 purchase-5001: awarded -> m-7 has 420 points
+// #2 purchase-5002: no commit (killed before commit), redeliver -> m-7 has 420 points
+// #3 purchase-5001: receipt on file, ack -> m-7 has 420 points
+// #4 purchase-5002: awarded -> m-7 has 460 points
+// #5 purchase-5002: receipt on file, ack -> m-7 has 460 points

@@ -1,6 +1,6 @@
-// An in-process filter in front of the real dedupe check. The filter saves a
-// database round trip for duplicates this process has already applied; the
-// database's unique constraint still makes every decision that matters.
+// A memory of recent ids, consulted before the database is asked. When it
+// remembers an id, the copy is dropped without a round trip; when it does not,
+// that proves nothing, and the dedupe table's unique key gives the answer.
 package main
 
 import (

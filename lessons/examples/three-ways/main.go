@@ -1,85 +1,103 @@
-// Three ways a finished job comes back: a tiny broker that leases one message,
-// and a naive consumer that adds the amount to a balance and then acks.
-// In every case the work is done, the broker never learns it, and it hands
-// the message out again.
+// How a finished job comes back, on a queue modelled on SQS: a receive hides
+// the message for 30 s and hands out a fresh receipt handle; a delete removes
+// the message only when it carries the newest handle, and answers "success"
+// either way. The consumer credits 10 and then deletes. Each case plays one
+// timeline on a clock that only moves forward.
 package main
 
 import "fmt"
 
-// broker leases a message to a consumer and forgets it only when an ack
-// arrives before the lease ends.
-type broker struct {
-	now      int  // seconds
-	leaseEnd int  // when the current lease runs out
-	acked    bool // the message is gone for good
+const visibility = 30 // seconds, SQS's default visibility timeout
+
+type queue struct {
+	now       int  // seconds since the message was sent
+	visibleAt int  // when a receive may hand the message out again
+	receipts  int  // how many times it has been received; the newest handle
+	deleted   bool // gone for good
 }
 
-func (b *broker) lease(visibility int) {
-	b.leaseEnd = b.now + visibility
-}
-
-// ack is refused once the lease has run out: by then the message may already
-// belong to another consumer.
-func (b *broker) ack() bool {
-	if b.now > b.leaseEnd {
-		return false
+func (q *queue) at(t int) {
+	if t < q.now {
+		panic("the clock ran backwards")
 	}
-	b.acked = true
-	return true
+	q.now = t
 }
 
-type fault int
-
-const (
-	none fault = iota
-	crashBeforeAck
-	ackLost
-	tooSlow
-)
-
-// run delivers the message until it is acked and returns the final balance.
-func run(f fault) int {
-	const visibility = 30 // seconds, SQS's default visibility timeout
-	b := &broker{}
-	balance := 0
-	for attempt := 1; !b.acked; attempt++ {
-		b.lease(visibility)
-		balance += 10 // the work: a credit of 10
-		first := attempt == 1
-		switch {
-		case first && f == crashBeforeAck:
-			// The process dies here. Nothing is sent; the lease runs out.
-		case first && f == ackLost:
-			// The ack is sent, but the network drops it.
-		case first && f == tooSlow:
-			b.now += 45 // the handler took 45 s on a 30 s lease
-			b.ack()     // refused: too late
-		default:
-			b.ack()
-		}
-		if !b.acked {
-			b.now = b.leaseEnd + 1 // the broker waits out the lease, then redelivers
-		}
+// receive hands the message out if it is visible, with a new handle.
+func (q *queue) receive() (handle int, ok bool) {
+	if q.deleted || q.now < q.visibleAt {
+		return 0, false
 	}
-	return balance
+	q.receipts++
+	q.visibleAt = q.now + visibility
+	return q.receipts, true
+}
+
+// remove is DeleteMessage: only the newest handle deletes, even after the
+// visibility timeout; an older one changes nothing, and the caller is not told.
+func (q *queue) remove(handle int) {
+	if handle == q.receipts {
+		q.deleted = true
+	}
 }
 
 func main() {
-	for _, c := range []struct {
+	cases := []struct {
 		name string
-		f    fault
+		play func(q *queue, credit func())
 	}{
-		{"no fault", none},
-		{"crash before the ack", crashBeforeAck},
-		{"ack lost on the network", ackLost},
-		{"lease ran out first", tooSlow},
-	} {
-		fmt.Printf("%-24s balance %d (expected 10)\n", c.name, run(c.f))
+		{"no fault", func(q *queue, credit func()) {
+			h, _ := q.receive()
+			credit()
+			q.at(2)
+			q.remove(h)
+		}},
+		{"killed before the delete", func(q *queue, credit func()) {
+			q.receive()
+			credit() // committed; the process dies at 2 s
+		}},
+		{"delete lost on the way", func(q *queue, credit func()) {
+			q.receive()
+			credit()
+			q.at(2) // the DeleteMessage request never arrives
+		}},
+		{"slow, and B received it", func(q *queue, credit func()) {
+			hA, _ := q.receive() // A starts a 45 s job
+			q.at(31)
+			hB, _ := q.receive() // visible again: B gets handle 2
+			credit()             // B's credit
+			q.at(33)
+			q.remove(hB)
+			q.at(45)
+			credit()     // A's credit commits at last
+			q.remove(hA) // a stale handle: "success", no effect
+		}},
+		{"slow, nobody else polled", func(q *queue, credit func()) {
+			hA, _ := q.receive()
+			q.at(45)
+			credit()
+			q.remove(hA) // the newest handle: deleted, although late
+		}},
+	}
+	for _, c := range cases {
+		q := &queue{}
+		balance := 0
+		credit := func() { balance += 10 }
+		c.play(q, credit)
+		// Any other consumer polls whenever the message is visible.
+		for !q.deleted {
+			q.at(max(q.now, q.visibleAt))
+			h, _ := q.receive()
+			credit()
+			q.remove(h)
+		}
+		fmt.Printf("%-26s balance %d (expected 10)\n", c.name, balance)
 	}
 }
 
 // Output:
-// no fault                 balance 10 (expected 10)
-// crash before the ack     balance 20 (expected 10)
-// ack lost on the network  balance 20 (expected 10)
-// lease ran out first      balance 20 (expected 10)
+// no fault                   balance 10 (expected 10)
+// killed before the delete   balance 20 (expected 10)
+// delete lost on the way     balance 20 (expected 10)
+// slow, and B received it    balance 20 (expected 10)
+// slow, nobody else polled   balance 10 (expected 10)
