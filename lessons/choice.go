@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"html"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -167,9 +166,4 @@ func choicesHTML(name, question string, choices []Choice) string {
 	}
 	b.WriteString("</fieldset>\n")
 	return b.String()
-}
-
-// correctChoice is the 1-based number of the correct choice.
-func correctChoice(choices []Choice) int {
-	return slices.IndexFunc(choices, func(c Choice) bool { return c.Correct }) + 1
 }

@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,21 +140,6 @@ func claimsHold(spec *PlaygroundSpec, tr *playground.Trace) error {
 		}
 	}
 	return errors.Join(wrong...)
-}
-
-// recordingFresh compares a block's recording with its live run.
-func recordingFresh(spec *PlaygroundSpec, live *playground.Trace) error {
-	data, err := playground.EncodeTrace(live)
-	if err != nil {
-		return err
-	}
-	if spec.Recorded == nil {
-		return &FieldError{Field: "ledger", Err: fmt.Errorf("no recording of this PostgreSQL block for servers without PostgreSQL: %s", recordHowTo)}
-	}
-	if !bytes.Equal(data, spec.Recorded.data) {
-		return &FieldError{Field: "ledger", Err: fmt.Errorf("the recording %s differs from the run on PostgreSQL: %s", spec.Recorded.Path, recordHowTo)}
-	}
-	return nil
 }
 
 // RecordLive runs a PostgreSQL block on pg and returns its recording's

@@ -61,9 +61,26 @@ var handlerParams = []string{"message_id", "amount", "balance", "account_id", "o
 // Message kinds a handler can have a section for.
 var messageKinds = []string{KindCredit, KindShip, KindPrice}
 
-var allowedVerbs = map[string]bool{
-	"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true, "REPLACE": true,
-	"BEGIN": true, "COMMIT": true, "END": true, "ROLLBACK": true,
+// statementVerbs are the verbs a handler statement may start with, in the
+// order error messages list them; CALL is a call outside the database
+// (provider.go), the others SQL.
+var statementVerbs = []string{"SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "BEGIN", "COMMIT", "END", "ROLLBACK", "CALL"}
+
+// allowedVerbs are statementVerbs that are SQL.
+var allowedVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, v := range statementVerbs {
+		if v != "CALL" {
+			m[v] = true
+		}
+	}
+	return m
+}()
+
+// verbList is statementVerbs as a sentence: "SELECT, …, ROLLBACK and CALL".
+func verbList() string {
+	n := len(statementVerbs)
+	return strings.Join(statementVerbs[:n-1], ", ") + " and " + statementVerbs[n-1]
 }
 
 //go:embed handlers/*.handler
@@ -354,7 +371,7 @@ func (st *statement) fill(sqlText string) error {
 		return st.fillCall(sqlText)
 	}
 	if !allowedVerbs[st.Verb] {
-		return fmt.Errorf("%s is not allowed; statements are SELECT, INSERT, UPDATE, DELETE, REPLACE, BEGIN, COMMIT, ROLLBACK and CALL", clip(verb))
+		return fmt.Errorf("%s is not allowed; statements are %s", clip(verb), verbList())
 	}
 	if f := strings.Fields(strings.ToUpper(sqlText)); st.Verb == "BEGIN" && len(f) > 1 {
 		st.Immediate = f[1] == "IMMEDIATE" || f[1] == "EXCLUSIVE"

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,37 +16,6 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
-
-// schemaSQL is the ledger every scenario starts from; scenarios differ only
-// in their initial rows.
-const schemaSQL = `
-CREATE TABLE accounts(id TEXT PRIMARY KEY, balance INTEGER NOT NULL);
-CREATE TABLE orders(id TEXT PRIMARY KEY, state TEXT NOT NULL, shipped_at INTEGER);
-CREATE TABLE shipments(order_id TEXT NOT NULL, message_id TEXT NOT NULL, shipped_at INTEGER NOT NULL);
-CREATE TABLE processed_messages(message_id TEXT PRIMARY KEY, processed_at INTEGER NOT NULL);
-CREATE TABLE prices(sku TEXT PRIMARY KEY, price INTEGER NOT NULL, version INTEGER NOT NULL);
-CREATE TABLE consumer_offsets(partition_id TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
-CREATE TABLE inbox(message_id TEXT PRIMARY KEY, received_at INTEGER NOT NULL, processed_at INTEGER);
-CREATE TABLE outbox(message_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, sent_at INTEGER);
-`
-
-// tableOrder is the order tables appear in traces; tableColumns their columns.
-var tableOrder = []string{"accounts", "orders", "shipments", "prices", "processed_messages", "consumer_offsets", "inbox", "outbox"}
-
-// storyTables are tables only some scenarios use: a trace leaves one out
-// while it is empty, so the traces of the other scenarios read as before.
-var storyTables = map[string]bool{"prices": true, "consumer_offsets": true, "inbox": true, "outbox": true} // consumer_offsets: partition scenarios (offsets.go); inbox, outbox: provider.go
-
-var tableColumns = map[string][]string{
-	"accounts":           {"id", "balance"},
-	"orders":             {"id", "state", "shipped_at"},
-	"shipments":          {"order_id", "message_id", "shipped_at"},
-	"processed_messages": {"message_id", "processed_at"},
-	"prices":             {"sku", "price", "version"},
-	"consumer_offsets":   {"partition_id", "next_offset"},
-	"inbox":              {"message_id", "received_at", "processed_at"},
-	"outbox":             {"message_id", "created_at", "sent_at"},
-}
 
 var sqliteDriver = &sqlite.Driver{}
 
@@ -86,20 +54,6 @@ func (im *ledgerImage) close() {
 	if im != nil {
 		removeLedgerFile(im.path)
 	}
-}
-
-type tableState map[string]map[int64][]any // table → rowid → values
-
-func (s tableState) clone() tableState {
-	out := make(tableState, len(s))
-	for t, rows := range s {
-		m := make(map[int64][]any, len(rows))
-		for id, v := range rows {
-			m[id] = v // rows are never mutated in place, only replaced
-		}
-		out[t] = m
-	}
-	return out
 }
 
 // ledgerPageSize is a ledger's page size, set in its template. A ledger
@@ -644,36 +598,6 @@ func (l *ledger) apply(changes []rowChange) {
 // snapshot renders the committed rows for the trace, in table order and
 // rowid order.
 func (l *ledger) snapshot() []TableRows { return renderTables(l.committed) }
-
-// renderTables renders rows for the trace, in table order and rowid order.
-func renderTables(state tableState) []TableRows {
-	out := make([]TableRows, 0, len(tableOrder))
-	for _, t := range tableOrder {
-		if tr, ok := renderTable(state, t); ok {
-			out = append(out, tr)
-		}
-	}
-	return out
-}
-
-// renderTable renders one table's rows in rowid order; ok is false for a
-// story table left out while it is empty.
-func renderTable(state tableState, t string) (TableRows, bool) {
-	rows := state[t]
-	if len(rows) == 0 && storyTables[t] {
-		return TableRows{}, false
-	}
-	ids := make([]int64, 0, len(rows))
-	for id := range rows {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	tr := TableRows{Table: t, Columns: tableColumns[t], Rows: make([]Row, len(ids))}
-	for i, id := range ids {
-		tr.Rows[i] = Row{Key: rowKey(t, id, rows[id]), Values: rows[id]}
-	}
-	return tr, true
-}
 
 // close ends a run's use of a ledger for good: shut, and no longer counted
 // as open by a run.

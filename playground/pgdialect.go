@@ -167,19 +167,28 @@ func pgWords(q string) []string {
 	return words
 }
 
+// pgFunctions are the functions a learner's statement may call on
+// PostgreSQL: the role's privileges bound the rest, but a function such as
+// set_config could change the session's own settings, so calls are an
+// allow-list here as on SQLite.
+var pgFunctions = []string{"abs", "coalesce", "concat", "count", "greatest", "hashtext", "least", "length", "lower", "max", "min", "nullif", "pg_advisory_xact_lock", "substr", "sum", "upper"}
+
 // pgAllowedCalls are the names a learner's statement may put before '(' on
-// PostgreSQL: tables (a column list), keywords, and plain functions. The
-// role's privileges bound the rest, but a function such as set_config could
-// change the session's own settings, so calls are an allow-list here as on
-// SQLite.
-var pgAllowedCalls = map[string]bool{
-	"ACCOUNTS": true, "ORDERS": true, "SHIPMENTS": true, "PROCESSED_MESSAGES": true, "INBOX": true, "OUTBOX": true,
-	"PG_ADVISORY_XACT_LOCK": true, "HASHTEXT": true,
-	"VALUES": true, "IN": true, "EXISTS": true, "NOT": true, "AND": true, "OR": true, "ON": true, "CONFLICT": true,
-	"WHERE": true, "SELECT": true, "FROM": true, "SET": true, "AS": true, "ANY": true, "ALL": true, "RETURNING": true,
-	"COALESCE": true, "NULLIF": true, "GREATEST": true, "LEAST": true, "ABS": true, "COUNT": true, "SUM": true,
-	"MAX": true, "MIN": true, "LENGTH": true, "LOWER": true, "UPPER": true, "SUBSTR": true, "CONCAT": true,
-}
+// PostgreSQL: the ledger's tables (a column list: tableOrder, the one table
+// list both dialects take theirs from), keywords, and pgFunctions.
+var pgAllowedCalls = func() map[string]bool {
+	m := map[string]bool{
+		"VALUES": true, "IN": true, "EXISTS": true, "NOT": true, "AND": true, "OR": true, "ON": true, "CONFLICT": true,
+		"WHERE": true, "SELECT": true, "FROM": true, "SET": true, "AS": true, "ANY": true, "ALL": true, "RETURNING": true,
+	}
+	for _, t := range tableOrder {
+		m[strings.ToUpper(t)] = true
+	}
+	for _, f := range pgFunctions {
+		m[strings.ToUpper(f)] = true
+	}
+	return m
+}()
 
 // checkPostgresDialect refuses a handler whose SQL only SQLite reads, with
 // the line and PostgreSQL's way.
@@ -229,9 +238,7 @@ func matchDialectRule(words []string, rules []dialectRule) string {
 	return ""
 }
 
-func pgCallList() string {
-	return "abs, coalesce, concat, count, greatest, hashtext, least, length, lower, max, min, nullif, pg_advisory_xact_lock, substr, sum, upper"
-}
+func pgCallList() string { return strings.Join(pgFunctions, ", ") }
 
 // pgTxControlProblem refuses transaction control beyond BEGIN, COMMIT, END
 // and ROLLBACK (each with TRANSACTION or WORK or nothing): the ledger sets

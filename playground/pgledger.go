@@ -259,8 +259,8 @@ SET LOCAL search_path = %[1]s;
 %[7]s
 REVOKE ALL ON FUNCTION idemlab_change() FROM PUBLIC;
 GRANT USAGE ON SCHEMA %[1]s TO %[1]s;
-GRANT SELECT, INSERT, UPDATE, DELETE ON accounts, orders, shipments, processed_messages, prices, consumer_offsets, inbox, outbox TO %[1]s;
-`, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL)
+GRANT SELECT, INSERT, UPDATE, DELETE ON %[8]s TO %[1]s;
+`, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL, strings.Join(tableOrder, ", "))
 	if err := execAll(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
 		return fmt.Errorf("ledger schema %s: %w", s, err)
 	}

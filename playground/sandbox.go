@@ -383,23 +383,38 @@ var sqlChecker struct {
 	denied string // why the authorizer refused the statement being checked
 }
 
+// openCheckerConn opens the checker's connection: schema installed, then
+// confined as a learner's worker connection is, with denied told why the
+// authorizer refuses a statement. A connection that could not be set up is
+// closed and its error returned: a checker without the schema or the
+// authorizer would refuse every statement, or accept what the sandbox
+// refuses.
+func openCheckerConn(schema string, denied func(why string)) (driver.Conn, error) {
+	c, err := sqliteDriver.Open(memdbURI("checker"))
+	if err != nil {
+		return nil, err
+	}
+	if err := execRaw(c, schema); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("sql checker: schema: %w", err)
+	}
+	if err := sandboxConfine(c, denied); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("sql checker: sandbox: %w", err)
+	}
+	return c, nil
+}
+
 func checkSQL(st *statement) error {
 	sqlChecker.Lock()
 	defer sqlChecker.Unlock()
 	if sqlChecker.conn == nil {
-		c, err := sqliteDriver.Open(memdbURI("checker"))
+		c, err := openCheckerConn(schemaSQL, func(why string) {
+			if sqlChecker.denied == "" {
+				sqlChecker.denied = why
+			}
+		})
 		if err != nil {
-			return err
-		}
-		if err := execRaw(c, schemaSQL); err == nil {
-			err = sandboxConfine(c, func(why string) {
-				if sqlChecker.denied == "" {
-					sqlChecker.denied = why
-				}
-			})
-		}
-		if err != nil {
-			c.Close()
 			return err
 		}
 		sqlChecker.conn = c

@@ -381,3 +381,21 @@ func TestSandbox_TransactionControlIsNotMetered(t *testing.T) {
 		t.Fatalf("committed rows: %d, %v; want the 100 committed", res.Found, res.Err)
 	}
 }
+
+// The checker's connection is returned only when its schema and its
+// authorizer are installed; otherwise the error is, and nothing is kept.
+func TestOpenCheckerConn_SchemaErrorIsReturned(t *testing.T) {
+	c, err := openCheckerConn("CREATE TABLE broken (", func(string) {})
+	if err == nil {
+		c.Close()
+		t.Fatal("a schema that does not install gave a checker connection")
+	}
+	if !strings.Contains(err.Error(), "schema") {
+		t.Errorf("error %q does not say the schema failed", err)
+	}
+	c, err = openCheckerConn(schemaSQL, func(string) {})
+	if err != nil {
+		t.Fatalf("the ledger's schema: %v", err)
+	}
+	c.Close()
+}
