@@ -38,6 +38,15 @@ type explorer struct {
 	marks  map[*sim]pgQuietMark // each live PostgreSQL run's last quiet state (explore_pg.go)
 	quiet  []pgQuietState       // the quiet states on the path being explored, deepest last (explore_pg_replay.go)
 
+	// fresh runs every schedule on a new ledger, from its first event: no
+	// snapshot, no reused ledger. Each state is then a fresh replay's by
+	// construction; the check falls back to it if a counterexample found
+	// the quick way does not reproduce (checkBounds).
+	fresh bool
+	// onState, when set (tests), is shown every state the search reaches,
+	// with the schedule that reached it.
+	onState func(path []Event, s *sim)
+
 	nodes     map[exploreKey]*exploreNode
 	root      exploreKey
 	schedules int
@@ -157,6 +166,9 @@ func (x *explorer) newSim() (*sim, error) {
 	if x.lg.Postgres != nil {
 		return x.pgNewSim(x.tmpl)
 	}
+	if x.fresh {
+		return exploreNewSim(x.ctx, x.sc, x.tmpl, x.h)
+	}
 	if l := x.spare; l != nil {
 		x.spare = nil
 		if s, err := x.reuse(l); err == nil {
@@ -175,7 +187,7 @@ func (x *explorer) release(s *sim) {
 		s.l.pg.release()
 		return
 	}
-	if x.spare == nil {
+	if x.spare == nil && !x.fresh {
 		x.spare = s.l
 		return
 	}
@@ -342,6 +354,9 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 			x.release(s)
 			s = nil
 			continue
+		}
+		if x.onState != nil {
+			x.onState(child, s)
 		}
 		nb := bud.minus(a.cost)
 		k := x.childKey(s, nb, at, a.ev)

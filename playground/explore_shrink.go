@@ -1,7 +1,7 @@
 package playground
 
 import (
-	"fmt"
+	"errors"
 	"sort"
 )
 
@@ -201,6 +201,11 @@ func shrinkEdits(evs []Event) [][]Event {
 	return out
 }
 
+// errNotReproduced: a fresh run of the schedule the search found does not
+// break the rule it broke in the search. The search's state differed from
+// a fresh replay's: checkBounds searches again on fresh ledgers.
+var errNotReproduced = errors.New("explore: the counterexample did not reproduce")
+
 // counterexample shrinks the failure and tells it.
 func (x *explorer) counterexample() (*Counterexample, error) {
 	f, err := x.shrink(x.failure)
@@ -212,7 +217,7 @@ func (x *explorer) counterexample() (*Counterexample, error) {
 		return nil, err
 	}
 	if nf == nil {
-		return nil, fmt.Errorf("explore: the counterexample did not reproduce")
+		return nil, errNotReproduced
 	}
 	defer x.release(s)
 	script := (&Script{Events: f.events}).String()

@@ -20,6 +20,9 @@ type exploreSnapshot struct {
 // snapshot copies a quiescent run; it returns nil when a worker is busy or
 // a transaction is open, or when the copy fails (the caller replays).
 func (x *explorer) snapshot(s *sim) *exploreSnapshot {
+	if x.fresh {
+		return nil
+	}
 	for _, w := range s.workers {
 		if w.job != nil && !pgSnapshotJobs(s) || w.blockedAt > 0 {
 			return nil
@@ -119,4 +122,12 @@ func (snap *exploreSnapshot) restoreInto(s *sim) *sim {
 		}
 	}
 	return s
+}
+
+// releaseSpare closes the explorer's spare ledger, if it kept one.
+func (x *explorer) releaseSpare() {
+	if x.spare != nil {
+		releaseLedger(x.spare, true)
+		x.spare = nil
+	}
 }

@@ -188,7 +188,11 @@ type dbConn struct {
 	stmt         []rowChange // changes of the statement being executed
 	commitSeen   bool
 	rollbackSeen bool
-	pg           *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
+	// rolledAt is how many of stmt's changes the rollback undid: SQLite
+	// rolls back and retries an autocommit statement whose schema changed
+	// under it (a ledger restored from a snapshot), then commits it.
+	rolledAt int
+	pg       *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
 }
 
 // inTransaction reports whether the connection has a transaction open (as
@@ -316,6 +320,14 @@ func (l *ledger) reset(im *ledgerImage) error {
 		return err
 	}
 	l.committed = im.rows.clone()
+	// Every table may now differ from the template: the next resetRows
+	// must restore them all, not only those written since.
+	if l.dirty == nil {
+		l.dirty = map[string]bool{}
+	}
+	for _, t := range tableOrder {
+		l.dirty[t] = true
+	}
 	return nil
 }
 
@@ -426,7 +438,7 @@ func (l *ledger) attach(name string, c driver.Conn) *dbConn {
 		dc.stmt = append(dc.stmt, ch)
 	})
 	hc.RegisterCommitHook(func() int32 { dc.commitSeen = true; return 0 })
-	hc.RegisterRollbackHook(func() { dc.rollbackSeen = true })
+	hc.RegisterRollbackHook(func() { dc.rollbackSeen, dc.rolledAt = true, len(dc.stmt) })
 	l.conns = append(l.conns, dc)
 	return dc
 }
@@ -508,7 +520,10 @@ func (c *dbConn) exec(ctx context.Context, q string, args []driver.NamedValue, q
 		res.Reverted = c.pending
 		c.pending = nil
 		c.setInTransaction(false, false)
-		return res
+		if !c.commitSeen || res.Err != nil {
+			return res
+		}
+		res.Changes = append([]rowChange(nil), c.stmt[c.rolledAt:]...) // the retried statement's, committed below
 	}
 	c.pending = append(c.pending, res.Changes...)
 	if c.commitSeen && res.Err == nil {
