@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"idemlab/web/playurl"
 	"io"
 	"log/slog"
 	"net/http"
@@ -418,8 +419,8 @@ func TestAdmission_BuiltinLessonStatesFitTheBudget(t *testing.T) {
 	h := s.Handler()
 	for _, l := range course.Lessons {
 		for _, spec := range l.Playgrounds {
-			place := lessonPlace(l.Slug, spec, false)
-			for _, target := range []string{place.queryHref(place.home), place.queryHref(place.home) + "&fragment=1"} {
+			place := playurl.LessonPlace(l.Slug, spec, false)
+			for _, target := range []string{place.QueryHref(place.Home), place.QueryHref(place.Home) + "&fragment=1"} {
 				resp := do(t, h, "GET", target)
 				if resp.StatusCode != http.StatusOK {
 					b, _ := io.ReadAll(resp.Body)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"idemlab/web/playurl"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -152,7 +153,7 @@ func (s *Server) onLedger(r *http.Request) context.Context {
 	if s.ledgerGate == nil {
 		return ctx
 	}
-	lg, err := playground.ParseLedger(r.URL.Query().Get(keyLedger), s.ledgers)
+	lg, err := playground.ParseLedger(r.URL.Query().Get(playurl.KeyLedger), s.ledgers)
 	if err != nil || lg.Postgres == nil {
 		return ctx // the run refuses the ledger itself, with a 400
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"idemlab/web/playurl"
 	"io"
 	"net/http"
 	"net/url"
@@ -69,21 +70,21 @@ type refusalView struct {
 }
 
 // refusedView is the playground of a run stopped at its budget.
-func refusedView(v *siteView, place pgPlace, state State, limit, message string) *playgroundView {
-	sc, _ := playground.LookupScenario(state.scenario) // the run looked it up already
+func refusedView(v *siteView, place playurl.Place, state playurl.State, limit, message string) *playgroundView {
+	sc, _ := playground.LookupScenario(state.Scenario) // the run looked it up already
 	if sc == nil {
-		sc = &playground.Scenario{Name: state.scenario, Title: state.scenario}
+		sc = &playground.Scenario{Name: state.Scenario, Title: state.Scenario}
 	}
-	pv := &playgroundView{id: "playground", place: place, state: state, scenario: sc, spec: place.spec, at: -1}
-	if place.block != "" {
-		pv.id = place.block
+	pv := &playgroundView{id: "playground", place: place, state: state, scenario: sc, spec: place.Spec, at: -1}
+	if place.Block != "" {
+		pv.id = place.Block
 	}
-	pv.self = v.path(place.href(state))
-	pv.refusal = &refusalView{limit: limit, message: message, home: v.path(place.href(place.home))}
-	if len(state.events) > 1 {
+	pv.self = v.path(place.Href(state))
+	pv.refusal = &refusalView{limit: limit, message: message, home: v.path(place.Href(place.Home))}
+	if len(state.Events) > 1 {
 		prev := state
-		prev.events, prev.at = state.events[:len(state.events)-1], -1
-		pv.refusal.undo = v.path(place.href(prev))
+		prev.Events, prev.At = state.Events[:len(state.Events)-1], -1
+		pv.refusal.undo = v.path(place.Href(prev))
 	}
 	return pv
 }
@@ -92,7 +93,7 @@ func refusedView(v *siteView, place pgPlace, state State, limit, message string)
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *State, draw func(*playgroundView) templ.Component) computeFunc {
+func (s *Server) playgroundCompute(v *siteView, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) computeFunc {
 	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage

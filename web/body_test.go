@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"idemlab/web/playurl"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -184,7 +185,7 @@ func TestServer_LessonPageWeight(t *testing.T) {
 			}
 			return body
 		}
-		doc, _ := goqueryDocument(get(lessonPath(l.Slug)))
+		doc, _ := goqueryDocument(get(playurl.LessonPath(l.Slug)))
 		doc.Find(`link[rel="stylesheet"], link[rel="icon"], script[src]`).Each(func(_ int, sel *goquerySelection) {
 			get(sel.AttrOr("href", sel.AttrOr("src", "")))
 		})

@@ -73,8 +73,8 @@
 // by pglive_markup.go), in three places:
 // a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
 // /playground and /embed/playground. Its whole state is in the URL
-// (pgstate.go; written and read only by the codec in pgurl.go, which the
-// JSON API and counterexample links use too), so every control is a link or
+// (package playurl, whose codec is the only reader and writer of
+// playground URLs: links, forms, the JSON API, counterexample links), so every control is a link or
 // a GET form, the Back button is undo, and every state is a permalink:
 //
 //	/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&to=B

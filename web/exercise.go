@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"idemlab/web/playurl"
 	"net/http"
 	"runtime"
 	"strings"
@@ -299,7 +300,7 @@ type ReportedCounterexample struct {
 func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 	r := CheckReport{CheckResult: res}
 	if ce := res.Counterexample; ce != nil {
-		_, query, _ := strings.Cut(counterexampleHref(ce, source, res.Exercise), "?")
+		_, query, _ := strings.Cut(playurl.CounterexampleHref(ce, source, res.Exercise), "?")
 		r.Counterexample = &ReportedCounterexample{Counterexample: ce, Query: query}
 	}
 	return r
@@ -349,7 +350,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	}
 	resp := checkResponse{CheckReport: NewCheckReport(res, in.handler), HTML: frag.String()}
 	if ce := res.Counterexample; ce != nil {
-		resp.Playground = v.path(counterexampleHref(ce, in.handler, spec.ID))
+		resp.Playground = v.path(playurl.CounterexampleHref(ce, in.handler, spec.ID))
 	}
 	setServerTiming(w, took)
 	return writeJSON(w, r, http.StatusOK, noStore, resp)

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"idemlab/web/playurl"
 	"io"
 	"log/slog"
 	"net/http"
@@ -386,7 +387,7 @@ func TestCheckForm_RendersTheResultPage(t *testing.T) {
 			if doc.Find(testID(tc.testid)).Length() == 0 {
 				t.Errorf("no %s", tc.testid)
 			}
-			if got := doc.Find(testID("exercise-lesson")+" a").AttrOr("href", ""); got != lessonPath(spec.Lesson)+"#ex-"+spec.ID {
+			if got := doc.Find(testID("exercise-lesson")+" a").AttrOr("href", ""); got != playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID {
 				t.Errorf("link back to the lesson = %q", got)
 			}
 		})
@@ -474,7 +475,7 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 	s := exerciseServer(t)
 	h := s.Handler()
 	spec := builtinExercise(t, "dedupe-credit")
-	pagesBefore := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", lessonPath(spec.Lesson)))}
+	pagesBefore := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))}
 	site := s.site.Load()
 	for _, handler := range []string{spec.Start, spec.Solution} {
 		for _, target := range []string{"/api/v1/check", "/exercises/" + spec.ID + "/check"} {
@@ -496,7 +497,7 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 	if s.site.Load() != site {
 		t.Error("a check changed the rendered site")
 	}
-	pagesAfter := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", lessonPath(spec.Lesson)))}
+	pagesAfter := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))}
 	for i := range pagesBefore {
 		if pagesBefore[i] != pagesAfter[i] {
 			t.Errorf("page %d changed after the checks", i)
@@ -507,7 +508,7 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 func TestLessonPage_ShowsItsExercise(t *testing.T) {
 	h := exerciseServer(t).Handler()
 	for _, spec := range builtinCourse(t).Exercises() {
-		doc := document(t, do(t, h, "GET", lessonPath(spec.Lesson)))
+		doc := document(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))
 		ex := doc.Find(`[data-testid="lesson-body"] [data-exercise="` + spec.ID + `"]`)
 		if ex.Length() != 1 {
 			t.Errorf("%s: lesson %s shows the exercise %d times", spec.ID, spec.Lesson, ex.Length())
@@ -526,7 +527,7 @@ func TestLessonPage_ShowsItsExercise(t *testing.T) {
 		if spec.ID == "dedupe-retention" && (!strings.Contains(rules, "Separately, it tries") || !strings.Contains(rules, "Storage is bounded: once the handler runs 192 ticks")) {
 			t.Errorf("%s: the page does not state its overlap and storage bounds: %q", spec.ID, rules)
 		}
-		embed := document(t, do(t, h, "GET", embedPath(spec.Lesson)))
+		embed := document(t, do(t, h, "GET", playurl.EmbedPath(spec.Lesson)))
 		if embed.Find(`[data-exercise="`+spec.ID+`"] form`).AttrOr("target", "") != "_blank" {
 			t.Errorf("%s: the embed's form does not open its result outside the iframe", spec.ID)
 		}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"net/url"
 	"strings"
 	"testing"
@@ -150,7 +151,7 @@ func TestInverse_CheckIsIdempotent(t *testing.T) {
 	h := s.Handler()
 	spec := builtinExercise(t, "break-message-id")
 	pages := func() []string {
-		return []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", lessonPath(spec.Lesson))), readBody(t, do(t, h, "GET", exercisePath(spec.ID)))}
+		return []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson))), readBody(t, do(t, h, "GET", exercisePath(spec.ID)))}
 	}
 	before := pages()
 	site := s.site.Load()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"idemlab/web/playurl"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -116,12 +117,12 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 			return resp, http.StatusNotFound, fmt.Errorf("url %q: there is no lesson %q", english.Truncate(raw, 80), english.Truncate(slug, 40))
 		}
 		resp.Title, resp.Width, resp.Height = pos.lesson.Title, oembedLessonWidth, oembedLessonHeight
-		resp.HTML = embedPath(slug) + query
+		resp.HTML = playurl.EmbedPath(slug) + query
 		if u.Fragment != "" {
 			resp.HTML += "#" + url.PathEscape(u.Fragment)
 		}
 	case path == "/playground":
-		sc, err := playground.LookupScenario(u.Query().Get(keyScenario))
+		sc, err := playground.LookupScenario(u.Query().Get(playurl.KeyScenario))
 		if err != nil {
 			return resp, http.StatusNotFound, fmt.Errorf("url %q: %v", english.Truncate(raw, 80), err)
 		}

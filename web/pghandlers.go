@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/playurl"
 	"net/http"
 	"strings"
 
@@ -22,11 +23,11 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 
 // runPlayground runs a state and computes its view. Bad input is a
 // *playground.InputError (resolvePlayground shows it in place).
-func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state State) (*playgroundView, error) {
+func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place playurl.Place, sc *playground.Scenario, state playurl.State) (*playgroundView, error) {
 	if pv := recordedInstead(v, place, sc, state); pv != nil {
 		return pv, nil
 	}
-	req, err := state.request(sc, v.ledgers)
+	req, err := state.Request(sc, v.ledgers)
 	if err == nil {
 		err = checkPlaceParams(v, place, state)
 	}
@@ -40,10 +41,10 @@ func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, u
 	case errors.As(err, &ie):
 		return nil, ie
 	case err != nil:
-		return nil, fmt.Errorf("running %s: %w", english.Truncate(place.query(state), 200), err)
+		return nil, fmt.Errorf("running %s: %w", english.Truncate(place.Query(state), 200), err)
 	}
-	if state.at > len(tr.Events) {
-		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.at, english.Plural(len(tr.Events), "event", "events"))}
+	if state.At > len(tr.Events) {
+		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.At, english.Plural(len(tr.Events), "event", "events"))}
 	}
 	return newPlaygroundView(v, place, state, tr, sc), nil
 }
@@ -74,14 +75,14 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 	if err != nil {
 		return cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
 	}
-	place := pagePlace(sc, embed)
-	panel, err := panelRequest(q, v.path(place.href(place.home)))
+	place := playurl.PagePlace(sc, embed)
+	panel, err := panelRequest(q, v.path(place.Href(place.Home)))
 	if err != nil {
 		return err
 	}
-	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
 	if err == nil && redirect {
-		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
+		redirectToState(w, r, v.path(place.Href(state)), v.path(place.QueryHref(state)))
 		return nil
 	}
 	state, q = withPanelOpen(panel, state, q)
@@ -91,7 +92,7 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 	}
 	fragment := wantsFragment(r)
 	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
-		meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(pv.state), section: "playground"}
+		meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.Href(pv.state), section: "playground"}
 		switch {
 		case panel != 0:
 			return morePanelAlone(pv, panel)
@@ -107,7 +108,7 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 // redirectToState sends a form's answer to the canonical URL of the state
 // it produced (303, so Back skips the form URL); a fragment request stays one.
 func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery string) {
-	panel := r.URL.Query()[keyPanel] // checked already (panelRequest): one name
+	panel := r.URL.Query()[playurl.KeyPanel] // checked already (panelRequest): one name
 	if wantsFragment(r) || len(panel) == 1 {
 		path, _, _ := strings.Cut(withQuery, "#")
 		target = path
@@ -115,7 +116,7 @@ func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery s
 			target += "&" + fragmentParam + "=1"
 		}
 		if len(panel) == 1 {
-			target += "&" + keyPanel + "=" + queryEscape(panel[0])
+			target += "&" + playurl.KeyPanel + "=" + playurl.QueryEscape(panel[0])
 		}
 	}
 	w.Header()["Cache-Control"] = cacheControl[noStore]
@@ -142,9 +143,9 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 			spec = p
 		}
 	}
-	lessonHref := lessonPath(slug)
+	lessonHref := playurl.LessonPath(slug)
 	if embed {
-		lessonHref = embedPath(slug)
+		lessonHref = playurl.EmbedPath(slug)
 	}
 	if spec == nil {
 		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
@@ -155,19 +156,19 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		// visitor's input (%v, so that classify does not see an InputError).
 		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
 	}
-	var place pgPlace
+	var place playurl.Place
 	if pre, ok := site.blocks[lessonKey(slug, embed)][spec.ID]; ok {
 		place = pre.place // its home parsed once, when the site was built
 	} else {
-		place = lessonPlace(slug, spec, embed)
+		place = playurl.LessonPlace(slug, spec, embed)
 	}
 	panel, err := panelRequest(q, v.path(lessonHref))
 	if err != nil {
 		return err
 	}
-	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
 	if err == nil && redirect {
-		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
+		redirectToState(w, r, v.path(place.Href(state)), v.path(place.QueryHref(state)))
 		return nil
 	}
 	state, q = withPanelOpen(panel, state, q)
@@ -177,12 +178,12 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	}
 	fragment := wantsFragment(r)
 	views := site.blocks[lessonKey(slug, embed)]
-	meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+	meta := pageMeta{title: l.Title, description: l.Summary, canonical: playurl.LessonPath(l.Slug), section: "lesson"}
 	if !embed && pos.prev != nil {
-		meta.prev = lessonPath(pos.prev.Slug)
+		meta.prev = playurl.LessonPath(pos.prev.Slug)
 	}
 	if !embed && pos.next != nil {
-		meta.next = lessonPath(pos.next.Slug)
+		meta.next = playurl.LessonPath(pos.next.Slug)
 	}
 	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
 		if panel != 0 {
@@ -220,8 +221,8 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 		if err != nil {
 			continue
 		}
-		place := lessonPlace(l.Slug, spec, embed)
-		if place.home.events == nil {
+		place := playurl.LessonPlace(l.Slug, spec, embed)
+		if place.Home.Events == nil {
 			continue // the script does not parse
 		}
 		if spec.Ledger != "" && v.ledgers == nil {
@@ -230,16 +231,16 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 			}
 			continue // never run on SQLite in its place
 		}
-		req, err := place.home.request(sc, v.ledgers) // no learner's handler: only the ledger can fail
+		req, err := place.Home.Request(sc, v.ledgers) // no learner's handler: only the ledger can fail
 		if err != nil {
 			continue
 		}
-		req.Probe = controlsProbe(sc, place.home)
+		req.Probe = controlsProbe(sc, place.Home)
 		tr, err := playground.Run(context.Background(), req)
 		if err != nil {
 			continue
 		}
-		out[spec.ID] = newPlaygroundView(v, place, place.home, tr, sc)
+		out[spec.ID] = newPlaygroundView(v, place, place.Home, tr, sc)
 	}
 	return out
 }
@@ -257,7 +258,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, c
 // 400 {"error", "field"} from the one error path, a run over its budget a
 // 422 {"error", "field": "budget", "limit"}.
 func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
-	req, err := requestFromQuery(r.URL.Query(), s.ledgers)
+	req, err := playurl.RequestFromQuery(r.URL.Query(), s.ledgers)
 	if err != nil {
 		return err
 	}

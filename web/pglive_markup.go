@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"idemlab/web/playurl"
 	"strings"
 	"sync"
 
@@ -38,7 +39,7 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 	}
 	m.attr("id", pv.id)
 	m.raw(` data-testid="playground"`)
-	m.attr("data-scenario", pv.state.scenario)
+	m.attr("data-scenario", pv.state.Scenario)
 	m.raw(` data-handlers="`)
 	for i := range pv.trace.Handlers {
 		if i > 0 {
@@ -47,14 +48,14 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 		m.text(pv.trace.Handlers[i].Name)
 	}
 	m.raw(`"`)
-	m.attr("data-script", pv.state.scriptText())
+	m.attr("data-script", pv.state.ScriptText())
 	m.raw(` data-pg`)
 	m.attr("data-url", pv.self)
 	m.attr("data-home", pv.homeHref())
 	m.intAttr("data-at", pv.at)
 	m.intAttr("data-total", pv.total)
-	m.attr("data-show", pv.state.panels.String())
-	m.flag("data-wide", !pv.place.inLesson())
+	m.attr("data-show", pv.state.Panels.String())
+	m.flag("data-wide", !pv.place.InLesson())
 	m.raw(` aria-labelledby="`)
 	m.text(pv.id)
 	m.raw(`-title"><a class="skip-link pg-skip" href="#`)
@@ -94,7 +95,7 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 			return err
 		}
 	}
-	if !pv.place.inLesson() {
+	if !pv.place.InLesson() {
 		m.raw(`<p class="pg-story" data-testid="pg-story">`)
 		m.text(pv.scenario.Story)
 		m.raw(`</p>`)
@@ -108,10 +109,10 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 		return err
 	}
 	m.raw(`</div>`)
-	if pv.state.panels.has(panelDiagram) {
+	if pv.state.Panels.Has(playurl.PanelDiagram) {
 		drawDiagram(m, pv)
 	}
-	if pv.state.panels.has(panelSteps) {
+	if pv.state.Panels.Has(playurl.PanelSteps) {
 		drawStepList(m, pv)
 	}
 	m.raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce>`)
@@ -294,7 +295,7 @@ func pgLedgers(pv *playgroundView) templ.Component {
 }
 
 func drawLedgers(m *markup, pv *playgroundView) {
-	rows, chart := pv.state.panels.has(panelRows), pv.state.panels.has(panelChart)
+	rows, chart := pv.state.Panels.Has(playurl.PanelRows), pv.state.Panels.Has(playurl.PanelChart)
 	m.raw(`<section class="pg-ledgers" aria-label="Ledgers" data-testid="pg-ledgers">`)
 	for _, h := range pv.handlers {
 		m.raw(`<article class="pg-ledger"`)
@@ -470,10 +471,10 @@ func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	m.raw(`><summary class="pg-panel-title">Edit the script</summary><form class="pg-script-form" method="get"`)
 	m.attr("action", pv.controls.FormAction)
 	m.raw(` data-testid="pg-script-form">`)
-	drawHidden(m, pv.place.formFields(pv.state, keyScript, keyAt))
+	drawHidden(m, pv.place.FormFields(pv.state, playurl.KeyScript, playurl.KeyAt))
 	m.raw(`<input type="hidden"`)
-	m.attr("name", keyWas)
-	m.attr("value", pv.state.scriptText())
+	m.attr("name", playurl.KeyWas)
+	m.attr("value", pv.state.ScriptText())
 	m.raw(`> <label class="pg-label" for="`)
 	m.text(pv.id)
 	m.raw(`-script">One event per line or separated by <code>;</code></label> <textarea id="`)
@@ -526,10 +527,10 @@ func drawMore(ctx context.Context, m *markup, pv *playgroundView, i int) error {
 		return nil
 	}
 	var panel templ.Component
-	switch moreNames[i].panel {
-	case moreWorkers:
+	switch playurl.MoreNames[i].Bit {
+	case playurl.MoreWorkers:
 		panel = pgWorkersPanel(pv)
-	case moreBroker:
+	case playurl.MoreBroker:
 		panel = pgBrokerPanel(pv)
 	default:
 		panel = pgHandlersPanel(pv)
@@ -542,11 +543,11 @@ func drawMore(ctx context.Context, m *markup, pv *playgroundView, i int) error {
 }
 
 // pgHidden is a GET form's state: a hidden input per field.
-func pgHidden(fields []hiddenField) templ.Component {
+func pgHidden(fields []playurl.Field) templ.Component {
 	return markupComponent(func(m *markup) { drawHidden(m, fields) })
 }
 
-func drawHidden(m *markup, fields []hiddenField) {
+func drawHidden(m *markup, fields []playurl.Field) {
 	for _, f := range fields {
 		m.raw(`<input type="hidden"`)
 		m.attr("name", f.Name)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"strings"
 	"sync"
 
@@ -102,7 +103,7 @@ func pgStepGroups(pv *playgroundView) templ.Component {
 }
 
 func drawStepGroups(m *markup, pv *playgroundView) {
-	sql := pv.state.panels.has(panelSQL)
+	sql := pv.state.Panels.Has(playurl.PanelSQL)
 	m.raw(`<ol class="pg-step-groups">`)
 	for gi := range pv.steps {
 		g := &pv.steps[gi]

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"idemlab/web/playurl"
 	"io"
 	"net/http"
 	"net/url"
@@ -67,8 +68,8 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range moreNames { // a control panel alone, as playground.js fetches it
-		seeds = append(seeds, "/playground?scenario=lost-ack&"+keyPanel+"="+name.name, "/playground?scenario=partition-crash&"+keyPanel+"="+name.name)
+	for _, name := range playurl.MoreNames { // a control panel alone, as playground.js fetches it
+		seeds = append(seeds, "/playground?scenario=lost-ack&"+playurl.KeyPanel+"="+name.Name, "/playground?scenario=partition-crash&"+playurl.KeyPanel+"="+name.Name)
 	}
 	seeds = append(seeds,
 		"/playground?scenario=lost-ack&script=deliver+msg-1%0Adeliver+nosuch&was=deliver+msg-1",

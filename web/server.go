@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/playurl"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -415,12 +416,12 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 			return nil, fmt.Errorf("web: two lessons have the slug %q (%s)", l.Slug, l.Path)
 		}
 		pos, _ := positionOf(course, l.Slug)
-		meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+		meta := pageMeta{title: l.Title, description: l.Summary, canonical: playurl.LessonPath(l.Slug), section: "lesson"}
 		if pos.prev != nil {
-			meta.prev = lessonPath(pos.prev.Slug)
+			meta.prev = playurl.LessonPath(pos.prev.Slug)
 		}
 		if pos.next != nil {
-			meta.next = lessonPath(pos.next.Slug)
+			meta.next = playurl.LessonPath(pos.next.Slug)
 		}
 		pgs := blockViews(view, l, false)
 		site.blocks[lessonKey(l.Slug, false)] = pgs
@@ -429,7 +430,7 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		}
 		// The embed's canonical is the full lesson; it has no rel=prev/next so
 		// the arrow keys never navigate an iframe away.
-		embedMeta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+		embedMeta := pageMeta{title: l.Title, description: l.Summary, canonical: playurl.LessonPath(l.Slug), section: "lesson"}
 		embedPgs := blockViews(view, l, true)
 		site.blocks[lessonKey(l.Slug, true)] = embedPgs
 		if site.embeds[l.Slug], err = renderPage(ctx, embedPage(view, embedMeta), embedLessonPage(view, l, pos, embedPgs)); err != nil {
@@ -446,4 +447,11 @@ func renderPage(ctx context.Context, layout, content templ.Component) (*payload,
 		return nil, err
 	}
 	return newPayload(buf.Bytes(), ""), nil
+}
+
+// PlaygroundLink is the site path that replays a checker's counterexample
+// in the playground with the learner's handler source, for the CLI; the
+// playground's URL codec (playurl) writes it.
+func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string {
+	return playurl.PlaygroundLink(ce, handlerSource)
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"idemlab/web/playurl"
 	"net/http/httptest"
 	"net/url"
 	"testing"
@@ -62,7 +63,7 @@ func FuzzSharedPlaygroundQuery(f *testing.F) {
 	f.Add("%zz")
 	f.Add("scenario=nope")
 	f.Fuzz(func(t *testing.T, text string) {
-		got, err := sharedPlaygroundQuery(text)
+		got, err := playurl.SharedQuery(text)
 		if err != nil {
 			var ie *playground.InputError
 			if !errors.As(err, &ie) || ie.Field != "playground" {
@@ -70,7 +71,7 @@ func FuzzSharedPlaygroundQuery(f *testing.F) {
 			}
 			return
 		}
-		again, err := sharedPlaygroundQuery(got)
+		again, err := playurl.SharedQuery(got)
 		if err != nil || again != got {
 			t.Fatalf("the canonical %q reads back as %q, %v", got, again, err)
 		}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"idemlab/web/playurl"
 	"net/http"
 	"strconv"
 	"time"
@@ -199,7 +200,7 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	}
 	if e.Playground != "" {
 		// Stored as our codec writes it, so the class view's link is ours.
-		if e.Playground, err = sharedPlaygroundQuery(e.Playground); err != nil {
+		if e.Playground, err = playurl.SharedQuery(e.Playground); err != nil {
 			return wsError(http.StatusBadRequest, "playground", err.Error())
 		}
 	}

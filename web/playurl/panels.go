@@ -1,4 +1,4 @@
-package web
+package playurl
 
 import (
 	"fmt"
@@ -13,48 +13,48 @@ import (
 
 // hiddenField is one field of a state's query: a hidden input of a GET
 // form, or a name=value of a link.
-type hiddenField struct{ Name, Value string }
+type Field struct{ Name, Value string }
 
 // lessonPath is the site path of a lesson page; embedPath of its embed view.
-func lessonPath(slug string) string { return "/lessons/" + url.PathEscape(slug) }
-func embedPath(slug string) string  { return "/embed/lessons/" + url.PathEscape(slug) }
+func LessonPath(slug string) string { return "/lessons/" + url.PathEscape(slug) }
+func EmbedPath(slug string) string  { return "/embed/lessons/" + url.PathEscape(slug) }
 
 // morePanels is a set of control panels drawn open (open=workers,broker).
-type morePanels uint8
+type MorePanels uint8
 
 const (
-	moreWorkers  morePanels = 1 << iota // workers, leases and interleaving
-	moreBroker                          // the broker and the clock
-	moreHandlers                        // the handlers to compare
+	MoreWorkers  MorePanels = 1 << iota // workers, leases and interleaving
+	MoreBroker                          // the broker and the clock
+	MoreHandlers                        // the handlers to compare
 )
 
 // namedBit is a member of a set of bits and its name in a URL.
-type namedBit[T ~uint8] struct {
-	panel T
-	name  string
+type NamedBit[T ~uint8] struct {
+	Bit  T
+	Name string
 }
 
 // moreNames are the control panels in the order a URL spells them, which
 // is the order the page draws them.
-var moreNames = [...]namedBit[morePanels]{{moreWorkers, "workers"}, {moreBroker, "broker"}, {moreHandlers, "handlers"}}
+var MoreNames = [...]NamedBit[MorePanels]{{MoreWorkers, "workers"}, {MoreBroker, "broker"}, {MoreHandlers, "handlers"}}
 
 // moreNamesText lists the names for messages.
-const moreNamesText = "workers, broker and handlers"
+const MoreNamesText = "workers, broker and handlers"
 
-func (ps morePanels) has(p morePanels) bool { return ps&p != 0 }
+func (ps MorePanels) Has(p MorePanels) bool { return ps&p != 0 }
 
 // String is the canonical text of a set: its names in moreNames' order.
-func (ps morePanels) String() string { return moreTexts()[ps] }
+func (ps MorePanels) String() string { return moreTexts()[ps] }
 
 // moreTexts and panelTexts are every set's text, written once: a click
 // writes them into dozens of links.
 var (
-	moreTexts  = sync.OnceValue(func() *[256]string { return bitsTexts(moreNames[:]) })
-	panelTexts = sync.OnceValue(func() *[256]string { return bitsTexts(panelNames[:]) })
+	moreTexts  = sync.OnceValue(func() *[256]string { return bitsTexts(MoreNames[:]) })
+	panelTexts = sync.OnceValue(func() *[256]string { return bitsTexts(PanelNames[:]) })
 )
 
 // bitsTexts is bitsText of every set of names.
-func bitsTexts[T ~uint8](names []namedBit[T]) *[256]string {
+func bitsTexts[T ~uint8](names []NamedBit[T]) *[256]string {
 	var out [256]string
 	for set := range out {
 		out[set] = bitsText(names, T(set))
@@ -63,14 +63,14 @@ func bitsTexts[T ~uint8](names []namedBit[T]) *[256]string {
 }
 
 // bitsText is a set's names in the order of names, comma-separated.
-func bitsText[T ~uint8](names []namedBit[T], set T) string {
+func bitsText[T ~uint8](names []NamedBit[T], set T) string {
 	var b strings.Builder
 	for _, n := range names {
-		if set&n.panel != 0 {
+		if set&n.Bit != 0 {
 			if b.Len() > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(n.name)
+			b.WriteString(n.Name)
 		}
 	}
 	return b.String()
@@ -78,44 +78,44 @@ func bitsText[T ~uint8](names []namedBit[T], set T) string {
 
 // parseBits reads a comma-separated set of names; an unknown one is the
 // learner's mistake on field, said with the names there are (list).
-func parseBits[T ~uint8](names []namedBit[T], text, field, what, list string) (T, error) {
+func parseBits[T ~uint8](names []NamedBit[T], text, field, what, list string) (T, error) {
 	var set T
 	for name := range strings.SplitSeq(text, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
 		}
-		i := slices.IndexFunc(names, func(n namedBit[T]) bool { return n.name == name })
+		i := slices.IndexFunc(names, func(n NamedBit[T]) bool { return n.Name == name })
 		if i < 0 {
 			return 0, &playground.InputError{Field: field, Msg: fmt.Sprintf("unknown %s %q; %ss are %s", what, english.Truncate(name, 20), what, list)}
 		}
-		set |= names[i].panel
+		set |= names[i].Bit
 	}
 	return set, nil
 }
 
 // parseMorePanels reads open=: the control panels drawn open.
-func parseMorePanels(text string) (morePanels, error) {
-	return parseBits(moreNames[:], text, keyOpen, "panel", moreNamesText)
+func ParseMorePanels(text string) (MorePanels, error) {
+	return parseBits(MoreNames[:], text, KeyOpen, "panel", MoreNamesText)
 }
 
 // panelFromQuery reads panel=, which asks for one control panel alone (0
 // when absent). It is not part of a state: it never appears in a link.
-func panelFromQuery(q url.Values) (morePanels, error) {
-	vs, ok := q[keyPanel]
+func PanelFromQuery(q url.Values) (MorePanels, error) {
+	vs, ok := q[KeyPanel]
 	if !ok {
 		return 0, nil
 	}
-	bad := func(msg string) error { return &playground.InputError{Field: keyPanel, Msg: msg} }
+	bad := func(msg string) error { return &playground.InputError{Field: KeyPanel, Msg: msg} }
 	if len(vs) != 1 || strings.Contains(vs[0], ",") {
-		return 0, bad(fmt.Sprintf("%q names more than one panel; ask for one of %s", english.Truncate(strings.Join(vs, ","), 40), moreNamesText))
+		return 0, bad(fmt.Sprintf("%q names more than one panel; ask for one of %s", english.Truncate(strings.Join(vs, ","), 40), MoreNamesText))
 	}
-	p, err := parseMorePanels(vs[0])
+	p, err := ParseMorePanels(vs[0])
 	if err != nil {
 		return 0, bad(err.(*playground.InputError).Msg)
 	}
 	if p == 0 {
-		return 0, bad("names no panel; ask for one of " + moreNamesText)
+		return 0, bad("names no panel; ask for one of " + MoreNamesText)
 	}
 	return p, nil
 }
