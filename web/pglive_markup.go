@@ -148,12 +148,8 @@ func renderedOnce(c templ.Component) func() string {
 	})
 }
 
-// pgTimeline is the script's events as links to each cursor, with Back
+// drawTimeline draws the script's events as links to each cursor, with Back
 // and Forward, and where the cursor stands.
-func pgTimeline(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawTimeline(m, pv) })
-}
-
 func drawTimeline(m *markup, pv *playgroundView) {
 	m.raw(`<div class="pg-timeline" role="group" aria-label="Events of the script" data-testid="pg-timeline"><div class="pg-timeline-bar">`)
 	drawNavLink(m, &pv.controls.Back, "‹")
@@ -288,12 +284,8 @@ func drawHandlerAttrs(m *markup, h *handlerView) {
 	m.attr("data-verdict", h.Verdict)
 }
 
-// pgLedgers is each handler's ledger: its verdict, its figures against
+// drawLedgers draws each handler's ledger: its verdict, its figures against
 // the expected ones, and its rows and chart when their panels are open.
-func pgLedgers(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawLedgers(m, pv) })
-}
-
 func drawLedgers(m *markup, pv *playgroundView) {
 	rows, chart := pv.state.Panels.Has(playurl.PanelRows), pv.state.Panels.Has(playurl.PanelChart)
 	m.raw(`<section class="pg-ledgers" aria-label="Ledgers" data-testid="pg-ledgers">`)
@@ -354,13 +346,9 @@ func drawChartPanel(m *markup, h *handlerView) {
 	m.raw(`<p class="pg-chart-legend" aria-hidden="true"><span class="lg-actual">actual</span> <span class="lg-expected">expected</span> <span class="lg-wrong">differs</span></p></div>`)
 }
 
-// pgViews are the panels' toggles: links to this state with the panel
+// drawViews draws the panels' toggles: links to this state with the panel
 // opened or closed, which playground.js follows in place without adding
 // to the history (Undo undoes events, not views).
-func pgViews(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawViews(m, pv) })
-}
-
 func drawViews(m *markup, pv *playgroundView) {
 	m.raw(`<div class="pg-views" role="group" aria-label="Views of this run" data-testid="pg-views"><span class="pg-muted">Show:</span> `)
 	for i := range pv.toggles {
@@ -384,12 +372,8 @@ func drawToggle(m *markup, t *panelToggle) {
 	m.raw(`</a>`)
 }
 
-// pgStepList is the step list panel, the diagram's text equivalent; the
+// drawStepList draws the step list panel, the diagram's text equivalent; the
 // SQL of every statement is a panel of its own inside it.
-func pgStepList(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawStepList(m, pv) })
-}
-
 func drawStepList(m *markup, pv *playgroundView) {
 	m.raw(`<section class="pg-steps" id="`)
 	m.text(pv.id)
@@ -404,12 +388,8 @@ func drawStepList(m *markup, pv *playgroundView) {
 	m.raw(`</section>`)
 }
 
-// pgControls are the messages' controls, the faults on the last delivery,
+// drawControls draws the messages' controls, the faults on the last delivery,
 // the control panels, the script's editor, Reset and Undo.
-func pgControls(pv *playgroundView) templ.Component {
-	return markupRender(func(ctx context.Context, m *markup) error { return drawControls(ctx, m, pv) })
-}
-
 func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	m.raw(`<section class="pg-controls" aria-label="Controls" data-testid="pg-controls">`)
 	scriptProblem := pv.problemOn("script")
