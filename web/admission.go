@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -303,22 +302,6 @@ func (a *admission) invalidate() {
 	a.gen++
 	a.mu.Unlock()
 	a.cache.clear()
-}
-
-// cappedBuffer is a buffer that refuses to grow past max bytes.
-type cappedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-// errRenderCap: the rendered answer would be larger than renderCap.
-var errRenderCap = errors.New("the rendered answer is over its size cap")
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		return 0, errRenderCap
-	}
-	return b.Buffer.Write(p)
 }
 
 // budgetMessage says why a run stopped at its budget, or reports false

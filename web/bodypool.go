@@ -1,5 +1,11 @@
 package web
 
+import (
+	"bytes"
+	"errors"
+	"runtime"
+)
+
 // freeList keeps up to a fixed number of idle things for reuse. Unlike a
 // sync.Pool it is not emptied by every garbage collection, and it never
 // holds more than its bound.
@@ -37,7 +43,7 @@ const maxKeptBuffer = 256 << 10
 // buffer into the payload it is sent and cached as, and the buffer is
 // reused, so a click allocates no buffer of tens of KB that the garbage
 // collector then has to clear and sweep.
-var renderBuffers = renderBufferList{newFreeList[*cappedBuffer](admissionSlots())}
+var renderBuffers = renderBufferList{newFreeList[*cappedBuffer](4 * runtime.GOMAXPROCS(0))}
 
 // renderBufferList is a free list of render buffers.
 type renderBufferList struct{ freeList[*cappedBuffer] }
@@ -60,4 +66,20 @@ func (l renderBufferList) release(b *cappedBuffer) {
 	if b.Cap() <= maxKeptBuffer {
 		l.put(b)
 	}
+}
+
+// cappedBuffer is a buffer that refuses to grow past max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+// errRenderCap: the rendered answer would be larger than renderCap.
+var errRenderCap = errors.New("the rendered answer is over its size cap")
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, errRenderCap
+	}
+	return b.Buffer.Write(p)
 }

@@ -76,9 +76,3 @@ func (m *metrics) request(route string, status int) {
 
 func (m *metrics) observeRun(d time.Duration)   { m.runDuration.Observe(d.Seconds()) }
 func (m *metrics) observeCheck(d time.Duration) { m.checkDuration.Observe(d.Seconds()) }
-
-// serveMetrics is GET /metrics.
-func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
-	s.metrics.handler.ServeHTTP(w, r)
-	return nil
-}

@@ -455,3 +455,9 @@ func renderPage(ctx context.Context, layout, content templ.Component) (*payload,
 func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string {
 	return playurl.PlaygroundLink(ce, handlerSource)
 }
+
+// serveMetrics is GET /metrics.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
+	s.metrics.handler.ServeHTTP(w, r)
+	return nil
+}
