@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"idemlab/web/site"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -60,7 +61,7 @@ type admission struct {
 	renderCap int
 	cache     *runCache
 	limiter   *rateLimiter
-	metrics   *metrics
+	metrics   *site.Metrics
 
 	mu       sync.Mutex
 	flights  map[string]*flight
@@ -68,7 +69,7 @@ type admission struct {
 	etagSeed maphash.Seed
 }
 
-func newAdmission(m *metrics, limiter *rateLimiter) *admission {
+func newAdmission(m *site.Metrics, limiter *rateLimiter) *admission {
 	return &admission{
 		slots:     make(chan struct{}, admissionSlots()),
 		queueWait: admissionQueueWait,
@@ -87,7 +88,7 @@ func newAdmission(m *metrics, limiter *rateLimiter) *admission {
 type runOutput struct {
 	status      int
 	contentType []string
-	body        *payload
+	body        *site.Payload
 	refusal     string        // the budget limit, when status is 422
 	took        time.Duration // computing it
 	cpu         time.Duration // the run's CPU time (rendering aside)
@@ -95,16 +96,16 @@ type runOutput struct {
 
 // size is what the answer holds in memory: its body's bytes and a little
 // more.
-func (o *runOutput) size() int64 { return o.body.bytesHeld() + 128 }
+func (o *runOutput) size() int64 { return o.body.BytesHeld() + 128 }
 
 // write sends the answer through the one body writer: 200s with their
 // ETag (304 when it matches), a refusal never stored.
 func (o *runOutput) write(w http.ResponseWriter, r *http.Request) {
-	cache := revalidate
+	cache := site.Revalidate
 	if o.status != http.StatusOK {
-		cache = noStore
+		cache = site.NoStore
 	}
-	writeBody(w, r, o.status, o.contentType, cache, o.body)
+	site.WriteBody(w, r, o.status, o.contentType, cache, o.body)
 }
 
 // flight is one computation and the requests waiting for it.
@@ -133,7 +134,9 @@ type answerForm struct {
 
 // payload makes the answer's payload from body, a render buffer its caller
 // reuses.
-func (f answerForm) payload(body []byte) *payload { return answerPayload(body, f.etag, f.gzip) }
+func (f answerForm) payload(body []byte) *site.Payload {
+	return site.AnswerPayload(body, f.etag, f.gzip)
+}
 
 // stateETag is the entity tag of the answer to key within one course
 // generation: a run is a pure function of its URL and the course, so the
@@ -159,7 +162,7 @@ func (a *admission) stateETag(key string, gen uint64) string {
 // is busy, or compute's error.
 func (a *admission) run(ctx context.Context, key string, gzip bool, compute computeFunc) (out *runOutput, source string, err error) {
 	if out, ok := a.cache.get(key); ok {
-		a.metrics.cacheHit("hit")
+		a.metrics.CacheHit("hit")
 		return out, "hit", nil
 	}
 	a.mu.Lock()
@@ -173,7 +176,7 @@ func (a *admission) run(ctx context.Context, key string, gzip bool, compute comp
 		f.waiters++
 		gen := a.gen
 		a.mu.Unlock()
-		a.metrics.cacheHit("miss")
+		a.metrics.CacheHit("miss")
 		// The first request computes on its own goroutine: no goroutine
 		// started and no wake-up when it ends (a click's futex wake-ups
 		// were 5% of its CPU). If its client leaves meanwhile, it stops
@@ -187,7 +190,7 @@ func (a *admission) run(ctx context.Context, key string, gzip bool, compute comp
 	}
 	f.waiters++
 	a.mu.Unlock()
-	a.metrics.cacheHit("shared")
+	a.metrics.CacheHit("shared")
 	select {
 	case <-f.done:
 		return f.out, "shared", f.err
@@ -277,23 +280,23 @@ func (a *admission) acquire(ctx context.Context) (release func(), err error) {
 			return nil, context.Cause(ctx)
 		}
 	}
-	a.metrics.runsInFlight.Inc()
+	a.metrics.RunsInFlight.Inc()
 	return func() {
-		a.metrics.runsInFlight.Dec()
+		a.metrics.RunsInFlight.Dec()
 		<-a.slots
 	}, nil
 }
 
 // busy is the refusal when every slot is taken.
 func (a *admission) busy() error {
-	a.metrics.refused("busy")
+	a.metrics.Refused("busy")
 	return busyError()
 }
 
 // busyError is the answer of a run refused as busy: 503, come back later.
 func busyError() error {
-	return &serverError{status: http.StatusServiceUnavailable, retryAfter: admissionRetryAfter,
-		message: fmt.Sprintf("The server is busy running other learners' playgrounds. Nothing was lost: try again in %d seconds.", admissionRetryAfter)}
+	return &site.Error{Status: http.StatusServiceUnavailable, RetryAfter: admissionRetryAfter,
+		Message: fmt.Sprintf("The server is busy running other learners' playgrounds. Nothing was lost: try again in %d seconds.", admissionRetryAfter)}
 }
 
 // invalidate forgets every cached answer: the course changed.
@@ -315,7 +318,7 @@ func budgetMessage(err error, capBytes int) (limit, message string, ok bool) {
 		return "", "", false
 	case errors.As(err, &be):
 		return be.Limit, be.Error(), true
-	case errors.Is(err, errRenderCap):
+	case errors.Is(err, site.ErrRenderCap):
 		return "rendered-bytes", fmt.Sprintf("the answer for this run would be larger than %d KiB, the most one answer may be; shorten the script", capBytes>>10), true
 	}
 	return "", "", false

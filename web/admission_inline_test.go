@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"idemlab/web/site"
 	"net/http"
 	"runtime"
 	"strings"
@@ -27,7 +28,7 @@ func TestAdmission_LeaderLeavesJoinerStillAnswered(t *testing.T) {
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
-		return &runOutput{status: http.StatusOK, contentType: htmlContentType, body: form.payload([]byte("answer"))}, nil
+		return &runOutput{status: http.StatusOK, contentType: site.HtmlContentType, body: form.payload([]byte("answer"))}, nil
 	}
 	leaderCtx, leave := context.WithCancel(context.Background())
 	type result struct {
@@ -62,7 +63,7 @@ func TestAdmission_LeaderLeavesJoinerStillAnswered(t *testing.T) {
 	if r := <-leader; !errors.Is(r.err, context.Canceled) || r.source != "miss" {
 		t.Errorf("leader: source %q, err %v; want miss and context.Canceled", r.source, r.err)
 	}
-	if r := <-joiner; r.err != nil || r.source != "shared" || string(r.out.body.identity.body) != "answer" {
+	if r := <-joiner; r.err != nil || r.source != "shared" || string(r.out.body.Identity.Body) != "answer" {
 		t.Errorf("joiner: source %q, err %v; want the shared answer", r.source, r.err)
 	}
 	if _, ok := a.cache.get("k"); !ok {
@@ -78,7 +79,7 @@ func TestAdmission_ComputesOnTheRequestsGoroutine(t *testing.T) {
 	_, source, err := s.adm.run(context.Background(), "g", true, func(ctx context.Context, _ *playground.Budget, form answerForm) (*runOutput, error) {
 		stack = make([]byte, 64<<10)
 		stack = stack[:runtime.Stack(stack, false)]
-		return &runOutput{status: http.StatusOK, contentType: htmlContentType, body: form.payload([]byte("x"))}, nil
+		return &runOutput{status: http.StatusOK, contentType: site.HtmlContentType, body: form.payload([]byte("x"))}, nil
 	})
 	if err != nil || source != "miss" {
 		t.Fatalf("source %q, err %v", source, err)

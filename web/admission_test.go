@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"log/slog"
 	"net/http"
@@ -77,7 +78,7 @@ func TestAdmission_EachBudgetCrossedShowsItsMessageInPlace(t *testing.T) {
 			if fig.Find(testID("pg-refusal-home")).AttrOr("href", "") == "" || fig.Find(testID("pg-refusal-undo")).AttrOr("href", "") == "" {
 				t.Errorf("the refusal has no way back (home and undo links)")
 			}
-			if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("budget")); got != 1 {
+			if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("budget")); got != 1 {
 				t.Errorf("refusals{reason=budget} = %v, want 1", got)
 			}
 		})
@@ -169,7 +170,7 @@ func TestAdmission_BusyAnswers503WithRetryAfter(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "2" || !strings.Contains(string(b), `"error":"The server is busy`) {
 		t.Errorf("API: status %d, Retry-After %q, body %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("busy")); got != 2 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("busy")); got != 2 {
 		t.Errorf("refusals{reason=busy} = %v, want 2", got)
 	}
 }
@@ -202,7 +203,7 @@ func TestAdmission_ClientGoneStopsTheRun(t *testing.T) {
 		errc <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
-	for testutil.ToFloat64(s.metrics.runsInFlight) == 0 {
+	for testutil.ToFloat64(s.metrics.RunsInFlight) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started")
 		}
@@ -214,7 +215,7 @@ func TestAdmission_ClientGoneStopsTheRun(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Fatal("the request finished before the client left; make the run longer")
 	}
-	for testutil.ToFloat64(s.metrics.runsInFlight) != 0 {
+	for testutil.ToFloat64(s.metrics.RunsInFlight) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the run went on after its client left")
 		}
@@ -294,10 +295,10 @@ func TestRunCache_SameURLSameBytesComputedOnce(t *testing.T) {
 			t.Fatalf("answer %d differs from the first (or is not a playground)", i)
 		}
 	}
-	if miss := testutil.ToFloat64(s.metrics.cache.WithLabelValues("miss")); miss != 1 {
+	if miss := testutil.ToFloat64(s.metrics.Cache.WithLabelValues("miss")); miss != 1 {
 		t.Errorf("%v runs for 9 identical requests; want 1", miss)
 	}
-	if hit := testutil.ToFloat64(s.metrics.cache.WithLabelValues("hit")); hit < 1 {
+	if hit := testutil.ToFloat64(s.metrics.Cache.WithLabelValues("hit")); hit < 1 {
 		t.Errorf("the last request was not answered from the cache (hits %v)", hit)
 	}
 }
@@ -317,7 +318,7 @@ func TestRunCache_LessonReloadInvalidates(t *testing.T) {
 }
 
 func TestRunCache_EvictsLeastRecentlyUsedByBytes(t *testing.T) {
-	out := func(n int) *runOutput { return &runOutput{status: 200, body: newPayload(make([]byte, n), "")} }
+	out := func(n int) *runOutput { return &runOutput{status: 200, body: site.NewPayload(make([]byte, n), "")} }
 	c := newRunCache(1000)
 	for _, k := range []string{"a", "b", "c", "d"} {
 		c.put(k, out(100)) // 228 bytes with overhead

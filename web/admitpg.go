@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -41,12 +42,12 @@ type ledgerGate struct {
 	waiting    atomic.Int64
 	maxWaiting int64
 	queueWait  time.Duration
-	metrics    *metrics
+	metrics    *site.Metrics
 	inUse      prometheus.Gauge
 }
 
 // newLedgerGate is the gate of pg's ledgers, or nil without PostgreSQL.
-func newLedgerGate(pg *playground.PostgresLedgers, m *metrics) *ledgerGate {
+func newLedgerGate(pg *playground.PostgresLedgers, m *site.Metrics) *ledgerGate {
 	if pg == nil {
 		return nil
 	}
@@ -63,7 +64,7 @@ func newLedgerGate(pg *playground.PostgresLedgers, m *metrics) *ledgerGate {
 		Name: "idemlab_postgres_ledgers", Help: "PostgreSQL ledgers in the server's pool: runs on PostgreSQL at once.",
 	})
 	size.Set(float64(pg.Size()))
-	m.registry.MustRegister(g.inUse, size)
+	m.Registry.MustRegister(g.inUse, size)
 	return g
 }
 
@@ -138,7 +139,7 @@ func (g *ledgerGate) acquireAll(ctx context.Context) (release func(), err error)
 // busy is the refusal when every ledger is taken: the learner sees what a
 // busy SQLite run shows.
 func (g *ledgerGate) busy() error {
-	g.metrics.refused("postgres-busy")
+	g.metrics.Refused("postgres-busy")
 	return busyError()
 }
 

@@ -64,10 +64,10 @@ func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 	if resp := do(t, h, "GET", "/playground?"+raceQuery); resp.StatusCode != http.StatusOK {
 		t.Errorf("SQLite while the PostgreSQL pool is busy: %d, want 200", resp.StatusCode)
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("postgres-busy")); got != 3 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("postgres-busy")); got != 3 {
 		t.Errorf(`refusals{reason="postgres-busy"} = %v, want 3`, got)
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("busy")); got != 0 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("busy")); got != 0 {
 		t.Errorf(`refusals{reason="busy"} = %v, want 0: no slot was short`, got)
 	}
 	if got := testutil.ToFloat64(s.ledgerGate.inUse); got != 1 {
@@ -106,7 +106,7 @@ func TestLedgerGate_AWaitingRunGetsTheFreedLedger(t *testing.T) {
 	for s.ledgerGate.waiting.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if got := testutil.ToFloat64(s.metrics.runsInFlight); got != 0 {
+	if got := testutil.ToFloat64(s.metrics.RunsInFlight); got != 0 {
 		t.Errorf("a run waiting for a ledger holds %v slots, want 0", got)
 	}
 	release()
@@ -166,7 +166,7 @@ func TestLedgerGate_ChecksTakeThePool(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || doc.Find(testID("exercise-editor")).Text() != form.Get("handler") {
 		t.Errorf("a check while a run holds a ledger: %d, Retry-After %q; want the busy page keeping the handler", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("postgres-busy")); got != 1 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("postgres-busy")); got != 1 {
 		t.Errorf(`refusals{reason="postgres-busy"} = %v, want 1`, got)
 	}
 	if got := testutil.ToFloat64(s.ledgerGate.inUse); got != 1 {

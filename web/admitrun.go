@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"idemlab/web/playurl"
-	"io"
+	"idemlab/web/site"
 	"net/http"
 	"net/url"
 	"time"
@@ -27,7 +27,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 		return err
 	}
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.adm.run(s.onLedger(r), key, acceptsGzip(r.Header.Get("Accept-Encoding")), compute)
+	out, source, err := s.adm.run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 		}
 	}
 	if out.refusal != "" {
-		s.metrics.refused("budget")
+		s.metrics.Refused("budget")
 	}
 	out.write(w, r)
 	return nil
@@ -54,9 +54,9 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 func (s *Server) admitClient(r *http.Request) (string, error) {
 	client := s.limiter.clientOf(r)
 	if ok, retry := s.limiter.take(client, 1); !ok {
-		s.metrics.refused("rate")
-		return client, &serverError{status: http.StatusTooManyRequests, retryAfter: retry,
-			message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+		s.metrics.Refused("rate")
+		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
 	}
 	return client, nil
 }
@@ -70,7 +70,7 @@ type refusalView struct {
 }
 
 // refusedView is the playground of a run stopped at its budget.
-func refusedView(v *siteView, place playurl.Place, state playurl.State, limit, message string) *playgroundView {
+func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, message string) *playgroundView {
 	sc, _ := playground.LookupScenario(state.Scenario) // the run looked it up already
 	if sc == nil {
 		sc = &playground.Scenario{Name: state.Scenario, Title: state.Scenario}
@@ -79,12 +79,12 @@ func refusedView(v *siteView, place playurl.Place, state playurl.State, limit, m
 	if place.Block != "" {
 		pv.id = place.Block
 	}
-	pv.self = v.path(place.Href(state))
-	pv.refusal = &refusalView{limit: limit, message: message, home: v.path(place.Href(place.Home))}
+	pv.self = v.Path(place.Href(state))
+	pv.refusal = &refusalView{limit: limit, message: message, home: v.Path(place.Href(place.Home))}
 	if len(state.Events) > 1 {
 		prev := state
 		prev.Events, prev.At = state.Events[:len(state.Events)-1], -1
-		pv.refusal.undo = v.path(place.Href(prev))
+		pv.refusal.undo = v.Path(place.Href(prev))
 	}
 	return pv
 }
@@ -93,12 +93,12 @@ func refusedView(v *siteView, place playurl.Place, state playurl.State, limit, m
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *siteView, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) computeFunc {
+func (s *Server) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) computeFunc {
 	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
 		start := time.Now()
 		var used playground.Usage
 		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q, decoded)
-		out := &runOutput{status: http.StatusOK, contentType: htmlContentType}
+		out := &runOutput{status: http.StatusOK, contentType: site.HtmlContentType}
 		if err == nil && pv.problem != nil {
 			out.status = http.StatusBadRequest
 		}
@@ -107,34 +107,20 @@ func (s *Server) playgroundCompute(v *siteView, place playurl.Place, sc *playgro
 		} else if err != nil {
 			return nil, err
 		}
-		buf := renderBuffers.take(s.adm.renderCap)
-		defer renderBuffers.release(buf)
-		err = renderInto(ctx, draw(pv), buf)
+		buf := site.RenderBuffers.Take(s.adm.renderCap)
+		defer site.RenderBuffers.Release(buf)
+		err = site.RenderInto(ctx, draw(pv), buf)
 		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok && out.refusal == "" {
 			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
-			err = renderInto(ctx, draw(pv), buf)
+			err = site.RenderInto(ctx, draw(pv), buf)
 		}
 		if err != nil {
 			return nil, err
 		}
 		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.observeRun(out.took)
+		s.metrics.ObserveRun(out.took)
 		return out, nil
 	}
-}
-
-// renderInto renders c into buf, emptied first (a render buffer,
-// renderBuffers.take: it refuses to grow past its cap).
-func renderInto(ctx context.Context, c templ.Component, buf *cappedBuffer) error {
-	buf.Reset()
-	return c.Render(ctx, buf)
-}
-
-// inLayout is content drawn inside a layout (page, embedPage).
-func inLayout(layout, content templ.Component) templ.Component {
-	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		return layout.Render(templ.WithChildren(ctx, content), w)
-	})
 }
 
 // apiRunCompute runs an API request and encodes its trace; a run over its
@@ -145,9 +131,9 @@ func (s *Server) apiRunCompute(req playground.Request) computeFunc {
 		var used playground.Usage
 		req.Budget, req.Usage = b, &used
 		tr, err := playground.Run(ctx, req)
-		out := &runOutput{status: http.StatusOK, contentType: jsonContentType}
-		buf := renderBuffers.take(s.adm.renderCap)
-		defer renderBuffers.release(buf)
+		out := &runOutput{status: http.StatusOK, contentType: site.JsonContentType}
+		buf := site.RenderBuffers.Take(s.adm.renderCap)
+		defer site.RenderBuffers.Release(buf)
 		if err == nil {
 			// As json.Marshal, then a newline; a trace over the cap is
 			// refused by buf.
@@ -162,15 +148,15 @@ func (s *Server) apiRunCompute(req playground.Request) computeFunc {
 			return nil, err
 		}
 		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.observeRun(out.took)
+		s.metrics.ObserveRun(out.took)
 		return out, nil
 	}
 }
 
 // isRefusal reports a *serverError the admission path made (busy, rate).
-func isRefusal(err error) (*serverError, bool) {
-	var se *serverError
-	if errors.As(err, &se) && se.retryAfter > 0 {
+func isRefusal(err error) (*site.Error, bool) {
+	var se *site.Error
+	if errors.As(err, &se) && se.RetryAfter > 0 {
 		return se, true
 	}
 	return nil, false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,7 +105,7 @@ func TestAcceptsGzip(t *testing.T) {
 		{"identity", false},
 	}
 	for _, tt := range tests {
-		if got := acceptsGzip(tt.header); got != tt.want {
+		if got := site.AcceptsGzip(tt.header); got != tt.want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"log/slog"
 	"net/http"
@@ -117,7 +118,7 @@ func checkResultFor(t testing.TB, spec *lessons.ExerciseSpec, handler string) *p
 // ----- Components -----
 
 func TestExerciseBlock_HasEveryPart(t *testing.T) {
-	v := &siteView{course: builtinCourse(t), assets: testView(t).assets}
+	v := &site.View{Course: builtinCourse(t), Assets: testView(t).Assets}
 	spec := builtinExercise(t, "dedupe-credit")
 	doc := render(t, ExerciseBlock(v, startExercise(spec, false)))
 
@@ -250,7 +251,7 @@ func TestExerciseBlock_EscapesTheLearnersText(t *testing.T) {
 
 func TestExerciseMark_OnlyForLessonsWithExercises(t *testing.T) {
 	course := builtinCourse(t)
-	doc := render(t, indexPage(&siteView{course: course, assets: testView(t).assets}))
+	doc := render(t, indexPage(&site.View{Course: course, Assets: testView(t).Assets}))
 	marks := doc.Find(testID("exercise-mark"))
 	want := 0
 	for _, l := range course.Lessons {
@@ -476,7 +477,7 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 	h := s.Handler()
 	spec := builtinExercise(t, "dedupe-credit")
 	pagesBefore := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))}
-	site := s.site.Load()
+	cur := s.site.Load()
 	for _, handler := range []string{spec.Start, spec.Solution} {
 		for _, target := range []string{"/api/v1/check", "/exercises/" + spec.ID + "/check"} {
 			form := url.Values{"exercise": {spec.ID}, "handler": {handler}}
@@ -494,7 +495,7 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 			}
 		}
 	}
-	if s.site.Load() != site {
+	if s.site.Load() != cur {
 		t.Error("a check changed the rendered site")
 	}
 	pagesAfter := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))}

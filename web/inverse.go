@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"net/url"
 	"slices"
@@ -57,7 +58,7 @@ func (o *breakOutcome) state() string {
 
 // serveBreakForm checks a learner's breaking script: the form of an
 // inverse exercise, without JavaScript.
-func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *siteView, l *lessons.Lesson, spec *lessons.ExerciseSpec) error {
+func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, spec *lessons.ExerciseSpec) error {
 	r.Body = http.MaxBytesReader(w, r.Body, exerciseBodyLimit)
 	ev := &exerciseView{spec: spec}
 	notice := func(status int, text string) error {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"slices"
 	"strconv"
 
@@ -134,11 +135,11 @@ func (c *controlsView) offer(l actionLink, ev playground.Event, href func(playur
 	return l
 }
 
-func newControls(v *siteView, pv *playgroundView) controlsView {
+func newControls(v *site.View, pv *playgroundView) controlsView {
 	p, s, at, total := pv.place, pv.state, pv.at, pv.total
-	href := func(next playurl.State) string { return v.path(p.Href(next)) }
+	href := func(next playurl.State) string { return v.Path(p.Href(next)) }
 	c := controlsView{
-		FormAction:     v.path(p.Path),
+		FormAction:     v.Path(p.Path),
 		Truncates:      total - at,
 		RetentionTicks: pv.scenario.Settings.RetentionTicks,
 		refused:        refusals(pv.scenario, s, pv.trace),

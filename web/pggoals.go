@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/url"
 
 	"idemlab/internal/english"
@@ -26,18 +27,18 @@ type goalView struct {
 
 // newGoalViews checks each of the block's goals against the run at the
 // cursor. Outside a lesson block there are none.
-func newGoalViews(v *siteView, pv *playgroundView) []goalView {
+func newGoalViews(v *site.View, pv *playgroundView) []goalView {
 	if pv.spec == nil || !pv.place.InLesson() {
 		return nil
 	}
 	var out []goalView
 	for i, g := range pv.spec.Goals {
-		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.siteHTML(g.TaskHTML), DoneHTML: v.siteHTML(g.DoneHTML),
+		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.SiteHTML(g.TaskHTML), DoneHTML: v.SiteHTML(g.DoneHTML),
 			Check: g.Check.String(), Met: g.Check.Met(pv.trace, pv.scenario, pv.at)}
 		if script, err := playground.ParseScript(g.Solution); err == nil { // lint ran it
 			solved := pv.place.Home
 			solved.Events = script.Events
-			gv.Solution = v.path(pv.place.Href(solved))
+			gv.Solution = v.Path(pv.place.Href(solved))
 		}
 		out = append(out, gv)
 	}
@@ -88,9 +89,9 @@ type predictView struct {
 // checkPlaceParams refuses what the decoder cannot judge alone: an
 // exercise= the course does not have, a guess the place's question does
 // not have (the decoder knows only the bound shared by every block).
-func checkPlaceParams(v *siteView, place playurl.Place, state playurl.State) error {
+func checkPlaceParams(v *site.View, place playurl.Place, state playurl.State) error {
 	if state.Exercise != "" {
-		if _, spec := findExercise(v.course, state.Exercise); spec == nil {
+		if _, spec := findExercise(v.Course, state.Exercise); spec == nil {
 			return &playground.InputError{Field: playurl.KeyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.Exercise, 40))}
 		}
 	}
@@ -108,15 +109,15 @@ func checkPlaceParams(v *siteView, place playurl.Place, state playurl.State) err
 
 // newPredictView reads the block's prediction against the state's guess
 // (checkGuess has bounded it).
-func newPredictView(v *siteView, pv *playgroundView) *predictView {
+func newPredictView(v *site.View, pv *playgroundView) *predictView {
 	if pv.spec == nil || pv.spec.Predict == nil || !pv.place.InLesson() {
 		return nil
 	}
 	p := pv.spec.Predict
-	view := &predictView{QuestionHTML: v.siteHTML(p.QuestionHTML), Name: pv.id + "-guess",
-		Action: v.path(pv.place.Path), Fields: pv.place.FormFields(pv.state, playurl.KeyGuess)}
+	view := &predictView{QuestionHTML: v.SiteHTML(p.QuestionHTML), Name: pv.id + "-guess",
+		Action: v.Path(pv.place.Path), Fields: pv.place.FormFields(pv.state, playurl.KeyGuess)}
 	for _, c := range p.Choices {
-		c.HTML, c.WhyHTML = v.siteHTML(c.HTML), v.siteHTML(c.WhyHTML)
+		c.HTML, c.WhyHTML = v.SiteHTML(c.HTML), v.SiteHTML(c.WhyHTML)
 		view.Choices = append(view.Choices, c)
 		if c.Correct {
 			view.Answer = c
@@ -140,11 +141,11 @@ type exerciseBack struct {
 	Href  string
 }
 
-func newExerciseBack(v *siteView, pv *playgroundView) *exerciseBack {
+func newExerciseBack(v *site.View, pv *playgroundView) *exerciseBack {
 	if pv.state.Exercise == "" {
 		return nil
 	}
-	_, spec := findExercise(v.course, pv.state.Exercise)
+	_, spec := findExercise(v.Course, pv.state.Exercise)
 	if spec == nil {
 		return nil // checkPlaceParams refused it already
 	}
@@ -154,5 +155,5 @@ func newExerciseBack(v *siteView, pv *playgroundView) *exerciseBack {
 	} else if pv.state.Custom != "" {
 		href += "?handler=" + url.QueryEscape(pv.state.Custom)
 	}
-	return &exerciseBack{Title: exerciseTitle(spec), Href: v.path(href + "#" + exerciseDOMID(spec.ID))}
+	return &exerciseBack{Title: exerciseTitle(spec), Href: v.Path(href + "#" + exerciseDOMID(spec.ID))}
 }

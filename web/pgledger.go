@@ -1,5 +1,6 @@
 package web
 
+import "idemlab/web/site"
 import "idemlab/web/playurl"
 import "idemlab/playground"
 
@@ -17,8 +18,8 @@ var ledgerLabels = map[string][2]string{
 
 // ledgerSwitch is one link per ledger to the same state on it; nil when
 // the server has no PostgreSQL ledgers.
-func ledgerSwitch(v *siteView, place playurl.Place, state playurl.State) []actionLink {
-	if v.ledgers == nil {
+func ledgerSwitch(v *site.View, place playurl.Place, state playurl.State) []actionLink {
+	if v.Ledgers == nil {
 		return nil
 	}
 	var out []actionLink
@@ -29,7 +30,7 @@ func ledgerSwitch(v *siteView, place playurl.Place, state playurl.State) []actio
 			next.Ledger = ""
 		}
 		l := ledgerLabels[name]
-		out = append(out, actionLink{Label: l[0], Title: l[1], Href: v.path(place.Href(next)), Current: next.Ledger == state.Ledger, TestID: "pg-ledger-" + name})
+		out = append(out, actionLink{Label: l[0], Title: l[1], Href: v.Path(place.Href(next)), Current: next.Ledger == state.Ledger, TestID: "pg-ledger-" + name})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/url"
 
 	"github.com/a-h/templ"
@@ -38,14 +39,14 @@ var moreLabels = map[playurl.MorePanels]string{
 }
 
 // newMoreToggles are the control panels of a view, in moreNames' order.
-func newMoreToggles(v *siteView, pv *playgroundView) []moreToggle {
+func newMoreToggles(v *site.View, pv *playgroundView) []moreToggle {
 	out := make([]moreToggle, 0, len(playurl.MoreNames))
 	for _, n := range playurl.MoreNames {
 		t := moreToggle{Name: n.Name, Label: moreLabels[n.Bit], Open: pv.state.Open.Has(n.Bit)}
 		if !t.Open {
 			next := pv.state
 			next.Open |= n.Bit
-			t.Href = v.path(pv.place.Href(next))
+			t.Href = v.Path(pv.place.Href(next))
 		}
 		out = append(out, t)
 	}
@@ -72,7 +73,7 @@ func morePanelAlone(pv *playgroundView, p playurl.MorePanels) templ.Component {
 func panelRequest(q url.Values, back string) (playurl.MorePanels, error) {
 	p, err := playurl.PanelFromQuery(q)
 	if err != nil {
-		return 0, &serverError{message: "This link asks for a panel the playground does not have.", action: &link{Label: "Open the playground", Href: back}, err: err}
+		return 0, &site.Error{Message: "This link asks for a panel the playground does not have.", Action: &site.Link{Label: "Open the playground", Href: back}, Err: err}
 	}
 	return p, nil
 }

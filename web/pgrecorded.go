@@ -4,6 +4,7 @@ import (
 	"idemlab/lessons"
 	"idemlab/playground"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 )
 
 // A lesson block that runs on PostgreSQL (ledger: postgres-rc…), on a
@@ -30,7 +31,7 @@ type recordedView struct {
 
 // recordedBlockView is the view of a PostgreSQL block's recording, or nil
 // when the block has none (the lessons package reports that at load).
-func recordedBlockView(v *siteView, place playurl.Place, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *playgroundView {
+func recordedBlockView(v *site.View, place playurl.Place, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *playgroundView {
 	rec := spec.Recorded
 	if rec == nil {
 		return nil
@@ -40,7 +41,7 @@ func recordedBlockView(v *siteView, place playurl.Place, sc *playground.Scenario
 	pv := newPlaygroundView(v, place, state, rec.Trace, sc)
 	onSQLite := place.Home
 	onSQLite.Ledger = ""
-	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.path(place.Href(onSQLite))}
+	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.Path(place.Href(onSQLite))}
 	return pv
 }
 
@@ -48,8 +49,8 @@ func recordedBlockView(v *siteView, place playurl.Place, sc *playground.Scenario
 // asked for by URL (a permalink, the query spelled out) on a server
 // without PostgreSQL; nil for any other state, which runs as usual (and a
 // PostgreSQL one is refused with a message naming -ledger-database).
-func recordedInstead(v *siteView, place playurl.Place, sc *playground.Scenario, state playurl.State) *playgroundView {
-	if v.ledgers != nil || place.Spec == nil || place.Spec.Ledger == "" || !state.SameRun(place.Home) {
+func recordedInstead(v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) *playgroundView {
+	if v.Ledgers != nil || place.Spec == nil || place.Spec.Ledger == "" || !state.SameRun(place.Home) {
 		return nil
 	}
 	return recordedBlockView(v, place, sc, place.Spec)

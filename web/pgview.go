@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,10 +75,10 @@ var panelToggles = map[playurl.Panels]panelToggle{
 	playurl.PanelSQL:     {Label: "With SQL", Title: "The SQL of every statement, its bound values and the rows it changed", TestID: "pg-show-sql"},
 }
 
-func newPanelToggle(v *siteView, pv *playgroundView, pn playurl.PanelName) panelToggle {
+func newPanelToggle(v *site.View, pv *playgroundView, pn playurl.PanelName) panelToggle {
 	t := panelToggles[pn.Bit]
 	t.Name = pn.Name
-	t.Href = v.path(pv.place.Href(pv.state.Toggled(pn.Bit)))
+	t.Href = v.Path(pv.place.Href(pv.state.Toggled(pn.Bit)))
 	t.Open = pv.state.Panels.Has(pn.Bit)
 	return t
 }
@@ -136,7 +137,7 @@ type rowView struct {
 // ----- Building -----
 
 // newPlaygroundView computes the view of a trace at the state's cursor.
-func newPlaygroundView(v *siteView, place playurl.Place, state playurl.State, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+func newPlaygroundView(v *site.View, place playurl.Place, state playurl.State, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
 	place.Links = playurl.NewLinkCache(state)
 	pv := &playgroundView{
 		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.Spec,
@@ -147,10 +148,10 @@ func newPlaygroundView(v *siteView, place playurl.Place, state playurl.State, tr
 	}
 	pv.at = state.Cursor(pv.total)
 	pv.ledgers = ledgerSwitch(v, place, state)
-	pv.self = v.path(place.Href(state))
-	pv.oembed = v.oembedHref(pageMeta{canonical: place.Href(state)})
+	pv.self = v.Path(place.Href(state))
+	pv.oembed = v.OEmbedHref(site.PageMeta{Canonical: place.Href(state)})
 	if place.Kind != playurl.PlacePage {
-		pv.fullSize = v.path(playurl.FullSizeHref(state))
+		pv.fullSize = v.Path(playurl.FullSizeHref(state))
 	}
 	if pv.at > 0 && len(tr.Handlers) > 0 {
 		pv.clock = tr.Handlers[0].Frames[pv.at-1].Tick
@@ -168,7 +169,7 @@ func newPlaygroundView(v *siteView, place playurl.Place, state playurl.State, tr
 	for i, ev := range tr.Events {
 		pv.events = append(pv.events, eventView{
 			Index: ev.Index, Text: ev.Text,
-			Href:      v.path(place.Href(state.WithAt(ev.Index, pv.total))),
+			Href:      v.Path(place.Href(state.WithAt(ev.Index, pv.total))),
 			Current:   ev.Index == pv.at,
 			Future:    ev.Index > pv.at,
 			Divergent: pv.div != nil && pv.div.Event == i+1,
@@ -576,13 +577,13 @@ type pickerCard struct {
 	Name, Title, Story, Handlers, Script, Href string
 }
 
-func pickerCards(v *siteView) []pickerCard {
+func pickerCards(v *site.View) []pickerCard {
 	var out []pickerCard
 	for _, sc := range playground.Scenarios() {
 		out = append(out, pickerCard{
 			Name: sc.Name, Title: sc.Title, Story: sc.Story, Script: sc.DefaultScript,
 			Handlers: strings.Join(sc.Handlers, ", "),
-			Href:     v.path("/playground?scenario=" + playurl.QueryEscape(sc.Name)),
+			Href:     v.Path("/playground?scenario=" + playurl.QueryEscape(sc.Name)),
 		})
 	}
 	return out

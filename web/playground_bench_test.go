@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -245,8 +246,8 @@ func BenchmarkGzipLevel(b *testing.B) {
 		level int
 	}{{"huffman-only", gzip.HuffmanOnly}, {"stateless", gzip.StatelessCompression}, {"1", gzip.BestSpeed}, {"2", 2}, {"3", 3}, {"4", 4}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}, {"stdlib-1", stdlibLevel}} {
 		b.Run(level.name, func(b *testing.B) {
-			z := newGzipper(level.level, 1)
-			compress := z.compress
+			z := site.NewGzipper(level.level, 1)
+			compress := z.Compress
 			if level.level == stdlibLevel {
 				compress = stdlibGzip()
 			}

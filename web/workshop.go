@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"idemlab/web/site"
 	"net/http"
 	"strings"
 
@@ -157,7 +158,7 @@ func (s *Server) learner(r *http.Request) (*workshopState, workshop.Room, worksh
 // its status, the request field to blame, and a message in the visitor's
 // terms (under /api/ it is JSON {"error", "field"}).
 func wsError(status int, field, message string) error {
-	return &serverError{status: status, field: field, message: message}
+	return &site.Error{Status: status, Field: field, Message: message}
 }
 
 // workshopErr gives workshop's errors their status and a message a person

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http/httptest"
 	"net/url"
 	"testing"
@@ -26,8 +27,8 @@ func FuzzPushForm(f *testing.F) {
 		}
 		e, err := pushFromForm(room, q.Get)
 		if err != nil {
-			we, ok := err.(*serverError)
-			if !ok || we.field == "" || we.status != 400 {
+			we, ok := err.(*site.Error)
+			if !ok || we.Field == "" || we.Status != 400 {
 				t.Fatalf("error %v does not name a field", err)
 			}
 			return
@@ -50,7 +51,7 @@ func FuzzResumeFrom(f *testing.F) {
 			t.Fatalf("resume from %d", n)
 		}
 		if err != nil {
-			if we, ok := err.(*serverError); !ok || we.field == "" {
+			if we, ok := err.(*site.Error); !ok || we.Field == "" {
 				t.Fatalf("error %v does not name a field", err)
 			}
 		}

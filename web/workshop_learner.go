@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,8 +22,8 @@ func (s *Server) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 	if len(code) > 20 {
 		code = ""
 	}
-	site := s.site.Load()
-	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: "Join a workshop", section: "workshop"}), joinPage(site.view, code, formKey()))
+	cur := s.site.Load()
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: "Join a workshop", Section: "workshop"}), joinPage(cur.view, code, formKey()))
 }
 
 // serveJoin joins a room. Wrong codes are limited per client, so codes
@@ -98,8 +99,8 @@ func (s *Server) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error 
 	for _, slug := range room.Lessons {
 		lv.lessons = append(lv.lessons, lessonLink{slug, title(slug)})
 	}
-	site := s.site.Load()
-	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: room.Name, section: "workshop"}), learnerRoomPage(site.view, lv))
+	cur := s.site.Load()
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), learnerRoomPage(cur.view, lv))
 }
 
 // lastPushID is the id of the room's last push, where a learner's stream
@@ -168,7 +169,7 @@ func (s *Server) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, noStore, learnerJSON{Room: room.Name, Code: string(room.Code), Name: l.Name, Open: room.Open(),
+	return site.WriteJSON(w, r, http.StatusOK, site.NoStore, learnerJSON{Room: room.Name, Code: string(room.Code), Name: l.Name, Open: room.Open(),
 		Lessons: room.Lessons, Exercises: room.Exercises, LastEventID: last})
 }
 
@@ -211,5 +212,5 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	return writeJSON(w, r, http.StatusCreated, noStore, eventAck{ID: stored.ID, Kind: stored.Kind, At: stored.At.UTC().Format(time.RFC3339Nano)})
+	return site.WriteJSON(w, r, http.StatusCreated, site.NoStore, eventAck{ID: stored.ID, Kind: stored.Kind, At: stored.At.UTC().Format(time.RFC3339Nano)})
 }

@@ -1,4 +1,4 @@
-package web
+package site
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 // holds more than its bound.
 type freeList[T any] struct{ idle chan T }
 
-func newFreeList[T any](kept int) freeList[T] { return freeList[T]{idle: make(chan T, kept)} }
+func NewFreeList[T any](kept int) freeList[T] { return freeList[T]{idle: make(chan T, kept)} }
 
 // get returns an idle thing, or false when none is kept.
-func (l freeList[T]) get() (T, bool) {
+func (l freeList[T]) Get() (T, bool) {
 	select {
 	case x := <-l.idle:
 		return x, true
@@ -25,7 +25,7 @@ func (l freeList[T]) get() (T, bool) {
 }
 
 // put keeps x for reuse, unless the list is full.
-func (l freeList[T]) put(x T) {
+func (l freeList[T]) Put(x T) {
 	select {
 	case l.idle <- x:
 	default:
@@ -36,50 +36,50 @@ func (l freeList[T]) put(x T) {
 // compress it into) kept for reuse: a click's fragment is tens of KB and a
 // page about 100 KB; a rare answer near renderCap (3 MB) is not worth
 // holding memory for.
-const maxKeptBuffer = 256 << 10
+const MaxKeptBuffer = 256 << 10
 
 // renderBuffers keeps the buffers answers are rendered into, one per run
 // that may compute at once: an answer is compressed (or copied) out of its
 // buffer into the payload it is sent and cached as, and the buffer is
 // reused, so a click allocates no buffer of tens of KB that the garbage
 // collector then has to clear and sweep.
-var renderBuffers = renderBufferList{newFreeList[*cappedBuffer](4 * runtime.GOMAXPROCS(0))}
+var RenderBuffers = RenderBufferList{NewFreeList[*CappedBuffer](4 * runtime.GOMAXPROCS(0))}
 
 // renderBufferList is a free list of render buffers.
-type renderBufferList struct{ freeList[*cappedBuffer] }
+type RenderBufferList struct{ freeList[*CappedBuffer] }
 
 // take returns an empty buffer refusing to grow past max bytes; give it
 // back with release once nothing refers to its bytes.
-func (l renderBufferList) take(max int) *cappedBuffer {
-	b, ok := l.get()
+func (l RenderBufferList) Take(max int) *CappedBuffer {
+	b, ok := l.Get()
 	if !ok {
-		b = &cappedBuffer{}
+		b = &CappedBuffer{}
 		b.Grow(32 << 10) // about a click's fragment
 	}
 	b.Reset()
-	b.max = max
+	b.Max = max
 	return b
 }
 
 // release gives b back for reuse, unless it grew past maxKeptBuffer.
-func (l renderBufferList) release(b *cappedBuffer) {
-	if b.Cap() <= maxKeptBuffer {
-		l.put(b)
+func (l RenderBufferList) Release(b *CappedBuffer) {
+	if b.Cap() <= MaxKeptBuffer {
+		l.Put(b)
 	}
 }
 
 // cappedBuffer is a buffer that refuses to grow past max bytes.
-type cappedBuffer struct {
+type CappedBuffer struct {
 	bytes.Buffer
-	max int
+	Max int
 }
 
 // errRenderCap: the rendered answer would be larger than renderCap.
-var errRenderCap = errors.New("the rendered answer is over its size cap")
+var ErrRenderCap = errors.New("the rendered answer is over its size cap")
 
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		return 0, errRenderCap
+func (b *CappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.Max {
+		return 0, ErrRenderCap
 	}
 	return b.Buffer.Write(p)
 }

@@ -1,6 +1,7 @@
-package web
+package site
 
 import (
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,64 +12,64 @@ import (
 
 // Names shown in every page's chrome.
 const (
-	siteName    = "Idemlab"
-	courseTitle = "Idempotent message consumers"
-	siteTagline = "An interactive course on idempotent message consumers: deliver, redeliver, crash and replay messages against a real SQLite ledger."
+	SiteName    = "Idemlab"
+	CourseTitle = "Idempotent message consumers"
+	SiteTagline = "An interactive course on idempotent message consumers: deliver, redeliver, crash and replay messages against a real SQLite ledger."
 )
 
 // siteView is what every page needs to know about the site: where it lives,
 // its assets and its course. One is built per course version.
-type siteView struct {
-	base    string // path prefix from PublicURL ("" at the root); routes stay at the root
-	origin  string // "https://example.org" from PublicURL, "" when unset
-	version string
-	assets  *assetSet
-	course  *lessons.Course
+type View struct {
+	Base    string // path prefix from PublicURL ("" at the root); routes stay at the root
+	Origin  string // "https://example.org" from PublicURL, "" when unset
+	Version string
+	Assets  *Assets
+	Course  *lessons.Course
 	// workshop: workshop mode is on, so pages name the workshop assets
 	// for a browser in a room (see pageHead).
-	workshop bool
+	Workshop bool
 	// ledgers: the server's PostgreSQL ledgers (ledger=…); nil: SQLite only.
-	ledgers *playground.PostgresLedgers
+	Ledgers *playground.PostgresLedgers
 }
 
 // path turns a site path ("/lessons/x") into the href to print.
-func (v *siteView) path(p string) string { return v.base + p }
+func (v *View) Path(p string) string { return v.Base + p }
 
 // absolute is the canonical absolute URL of a site path, or "" when the
 // public URL is unknown (a guessed host would be worse than none).
-func (v *siteView) absolute(p string) string {
-	if v.origin == "" {
+func (v *View) Absolute(p string) string {
+	if v.Origin == "" {
 		return ""
 	}
-	return v.origin + v.base + p
+	return v.Origin + v.Base + p
 }
 
 // pageMeta is what the layout needs from one page.
-type pageMeta struct {
-	title       string // shown before " · Idemlab"; "" on the home page
-	description string
-	canonical   string // site path of the page's canonical version
-	prev, next  string // site paths for <link rel="prev/next">, or ""
-	section     string // "home", "lesson" or "error": marks the current header link
+type PageMeta struct {
+	Title       string // shown before " · Idemlab"; "" on the home page
+	Description string
+	Canonical   string // site path of the page's canonical version
+	Prev, Next  string // site paths for <link rel="prev/next">, or ""
+	Section     string // "home", "lesson" or "error": marks the current header link
 }
 
-func (m pageMeta) fullTitle() string {
-	if m.title == "" {
-		return siteName + " · " + courseTitle
+func (m PageMeta) fullTitle() string {
+	if m.Title == "" {
+		return SiteName + " · " + CourseTitle
 	}
-	return m.title + " · " + siteName
+	return m.Title + " · " + SiteName
 }
 
 // lessonPosition places a page in its course. Numbered lessons have a
 // number (1-based) out of total; reference pages have number 0.
-type lessonPosition struct {
-	lesson        *lessons.Lesson
+type LessonPosition struct {
+	Lesson        *lessons.Lesson
 	number, total int
-	prev, next    *lessons.Lesson
+	Prev, Next    *lessons.Lesson
 }
 
 // label is the page's kicker: "Lesson 3 of 12", or "Reference".
-func (p lessonPosition) label() string {
+func (p LessonPosition) Label() string {
 	if p.number == 0 {
 		return "Reference"
 	}
@@ -76,7 +77,7 @@ func (p lessonPosition) label() string {
 }
 
 // shortLabel names the page in a back link: "Lesson 3", or "Reference".
-func (p lessonPosition) shortLabel() string {
+func (p LessonPosition) ShortLabel() string {
 	if p.number == 0 {
 		return "Reference"
 	}
@@ -87,40 +88,40 @@ func (p lessonPosition) shortLabel() string {
 // numbered lessons around it, so that the last lesson ends the course rather
 // than leading into the glossary; a reference page keeps the neighbours the
 // lessons package gives it (the glossary goes back to the last lesson).
-func positionOf(course *lessons.Course, slug string) (lessonPosition, bool) {
+func PositionOf(course *lessons.Course, slug string) (LessonPosition, bool) {
 	l := course.Lesson(slug)
 	if l == nil {
-		return lessonPosition{}, false
+		return LessonPosition{}, false
 	}
-	pos := lessonPosition{lesson: l}
+	pos := LessonPosition{Lesson: l}
 	if l.IsReference() {
-		pos.prev, pos.next = course.Neighbours(slug)
+		pos.Prev, pos.Next = course.Neighbours(slug)
 		return pos, true
 	}
-	numbered := numberedLessons(course)
+	numbered := NumberedLessons(course)
 	i := slices.Index(numbered, l)
 	pos.number, pos.total = i+1, len(numbered)
 	if i > 0 {
-		pos.prev = numbered[i-1]
+		pos.Prev = numbered[i-1]
 	}
 	if i+1 < len(numbered) {
-		pos.next = numbered[i+1]
+		pos.Next = numbered[i+1]
 	}
 	return pos, true
 }
 
 // numberedLessons is the course without its reference pages: what the
 // index numbers, counts and tracks progress over.
-func numberedLessons(course *lessons.Course) []*lessons.Lesson {
+func NumberedLessons(course *lessons.Course) []*lessons.Lesson {
 	return slices.DeleteFunc(slices.Clone(course.Lessons), (*lessons.Lesson).IsReference)
 }
 
 // referencePages is the course's reference pages (a glossary), in order.
-func referencePages(course *lessons.Course) []*lessons.Lesson {
+func ReferencePages(course *lessons.Course) []*lessons.Lesson {
 	return slices.DeleteFunc(slices.Clone(course.Lessons), func(l *lessons.Lesson) bool { return !l.IsReference() })
 }
 
-func minutesText(n int) string {
+func MinutesText(n int) string {
 	if n <= 0 {
 		return "Short read"
 	}
@@ -128,7 +129,7 @@ func minutesText(n int) string {
 }
 
 // durationText writes a reading time: "45 min", "1 h", "2 h 5 min".
-func durationText(minutes int) string {
+func DurationText(minutes int) string {
 	switch {
 	case minutes < 60:
 		return strconv.Itoa(minutes) + " min"
@@ -141,8 +142,8 @@ func durationText(minutes int) string {
 
 // courseSlugs lists every numbered lesson's slug, space-separated, for the
 // progress counter.
-func courseSlugs(course *lessons.Course) string {
-	numbered := numberedLessons(course)
+func CourseSlugs(course *lessons.Course) string {
+	numbered := NumberedLessons(course)
 	slugs := make([]string, len(numbered))
 	for i, l := range numbered {
 		slugs[i] = l.Slug
@@ -152,9 +153,9 @@ func courseSlugs(course *lessons.Course) string {
 
 // courseMinutes is the reading time of the numbered lessons: reference
 // pages are looked things up in, not read through.
-func courseMinutes(course *lessons.Course) int {
+func CourseMinutes(course *lessons.Course) int {
 	total := 0
-	for _, l := range numberedLessons(course) {
+	for _, l := range NumberedLessons(course) {
 		total += l.Minutes
 	}
 	return total
@@ -164,8 +165,8 @@ func courseMinutes(course *lessons.Course) int {
 // written by lessons, which knows no base) with the base, so that links
 // inside lessons, quizzes and goals honour a base path like every other
 // link. Protocol-relative and other URLs are left alone.
-func (v *siteView) siteHTML(html string) string {
-	if v.base == "" {
+func (v *View) SiteHTML(html string) string {
+	if v.Base == "" {
 		return html
 	}
 	const attr = `href="/`
@@ -178,8 +179,25 @@ func (v *siteView) siteHTML(html string) string {
 		}
 		b.WriteString(html[:i+len(attr)-1])
 		if !strings.HasPrefix(html[i+len(attr):], "/") {
-			b.WriteString(v.base)
+			b.WriteString(v.Base)
 		}
 		html = html[i+len(attr)-1:]
 	}
+}
+
+// OEmbedHref is the discovery link of a page: the endpoint asked about
+// the page's canonical address (absolute when the public URL is known,
+// else a site path, which the endpoint resolves against its own origin).
+func (v *View) OEmbedHref(m PageMeta) string {
+	target := v.Absolute(m.Canonical)
+	if target == "" {
+		target = v.Path(m.Canonical)
+	}
+	return v.Path("/oembed?format=json&url=" + url.QueryEscape(target))
+}
+
+// embeddable reports that a page has an embedded view: a lesson or a
+// playground state.
+func (m PageMeta) embeddable() bool {
+	return strings.HasPrefix(m.Canonical, "/lessons/") || strings.HasPrefix(m.Canonical, "/playground?")
 }
