@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/http"
@@ -21,13 +22,13 @@ import (
 // in flight, or a new one in a slot. Refusals are errors for the one error
 // path (busy 503, rate 429, both with Retry-After); a run over its budget is
 // an answer (422) that compute rendered.
-func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute computeFunc) error {
+func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
 	client, err := s.admitClient(r)
 	if err != nil {
 		return err
 	}
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.adm.run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
+	out, source, err := s.adm.Run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
 	if err != nil {
 		return err
 	}
@@ -35,25 +36,25 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 		// An expensive run's client pays for its CPU in tokens, and a run
 		// over its budget costs half a burst more: asking for too much is
 		// what an attacker does, and a learner rarely.
-		cost := float64(out.cpu / admissionCostUnit)
-		if out.refusal != "" {
-			cost += rateLimitBurst / 2
+		cost := float64(out.CPU / admit.AdmissionCostUnit)
+		if out.Refusal != "" {
+			cost += admit.RateLimitBurst / 2
 		}
 		if cost > 0 {
-			s.limiter.charge(client, cost)
+			s.limiter.Charge(client, cost)
 		}
 	}
-	if out.refusal != "" {
+	if out.Refusal != "" {
 		s.metrics.Refused("budget")
 	}
-	out.write(w, r)
+	out.Write(w, r)
 	return nil
 }
 
 // admitClient takes a token from the request's client, or refuses it.
 func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.clientOf(r)
-	if ok, retry := s.limiter.take(client, 1); !ok {
+	client := s.limiter.ClientOf(r)
+	if ok, retry := s.limiter.Take(client, 1); !ok {
 		s.metrics.Refused("rate")
 		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
 			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
@@ -93,62 +94,62 @@ func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, 
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) computeFunc {
-	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
+func (s *Server) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) admit.ComputeFunc {
+	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
 		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q, decoded)
-		out := &runOutput{status: http.StatusOK, contentType: site.HtmlContentType}
+		out := &admit.Output{Status: http.StatusOK, ContentType: site.HtmlContentType}
 		if err == nil && pv.problem != nil {
-			out.status = http.StatusBadRequest
+			out.Status = http.StatusBadRequest
 		}
-		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
-			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
+		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
+			pv, out.Status, out.Refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
 		} else if err != nil {
 			return nil, err
 		}
-		buf := site.RenderBuffers.Take(s.adm.renderCap)
+		buf := site.RenderBuffers.Take(s.adm.RenderCap)
 		defer site.RenderBuffers.Release(buf)
 		err = site.RenderInto(ctx, draw(pv), buf)
-		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok && out.refusal == "" {
-			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
+		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok && out.Refusal == "" {
+			pv, out.Status, out.Refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
 			err = site.RenderInto(ctx, draw(pv), buf)
 		}
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.ObserveRun(out.took)
+		out.Body, out.Took, out.CPU = form.Payload(buf.Bytes()), time.Since(start), used.CPU
+		s.metrics.ObserveRun(out.Took)
 		return out, nil
 	}
 }
 
 // apiRunCompute runs an API request and encodes its trace; a run over its
 // budget, or a trace over renderCap, is a 422 whose error names the limit.
-func (s *Server) apiRunCompute(req playground.Request) computeFunc {
-	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
+func (s *Server) apiRunCompute(req playground.Request) admit.ComputeFunc {
+	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
 		req.Budget, req.Usage = b, &used
 		tr, err := playground.Run(ctx, req)
-		out := &runOutput{status: http.StatusOK, contentType: site.JsonContentType}
-		buf := site.RenderBuffers.Take(s.adm.renderCap)
+		out := &admit.Output{Status: http.StatusOK, ContentType: site.JsonContentType}
+		buf := site.RenderBuffers.Take(s.adm.RenderCap)
 		defer site.RenderBuffers.Release(buf)
 		if err == nil {
 			// As json.Marshal, then a newline; a trace over the cap is
 			// refused by buf.
 			err = json.NewEncoder(buf).Encode(tr)
 		}
-		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
-			out.status, out.refusal = http.StatusUnprocessableEntity, limit
+		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
+			out.Status, out.Refusal = http.StatusUnprocessableEntity, limit
 			buf.Reset()
 			err = json.NewEncoder(&buf.Buffer).Encode(apiError{Error: msg, Field: "budget", Limit: limit})
 		}
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.ObserveRun(out.took)
+		out.Body, out.Took, out.CPU = form.Payload(buf.Bytes()), time.Since(start), used.CPU
+		s.metrics.ObserveRun(out.Took)
 		return out, nil
 	}
 }
@@ -160,4 +161,18 @@ func isRefusal(err error) (*site.Error, bool) {
 		return se, true
 	}
 	return nil, false
+}
+
+// onLedger returns r's context, carrying the ledger gate when r's run is on
+// a PostgreSQL ledger of this server (its ledger= names one).
+func (s *Server) onLedger(r *http.Request) context.Context {
+	ctx := r.Context()
+	if s.ledgerGate == nil {
+		return ctx
+	}
+	lg, err := playground.ParseLedger(r.URL.Query().Get(playurl.KeyLedger), s.ledgers)
+	if err != nil || lg.Postgres == nil {
+		return ctx // the run refuses the ledger itself, with a 400
+	}
+	return admit.WithLedgerGate(ctx, s.ledgerGate)
 }

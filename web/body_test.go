@@ -206,7 +206,7 @@ func TestServer_LessonPageWeight(t *testing.T) {
 // encoding, 304, gzip and ranges.
 func TestWriteBody_EveryKindOfBody(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6 // one test client asks for every kind of body, many times
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6 // one test client asks for every kind of body, many times
 	h := s.Handler()
 	for _, target := range []string{
 		"/lessons/why-twice",

@@ -63,7 +63,7 @@ func TestAnswerPayload_KeepsOneVariantApartFromTheBuffer(t *testing.T) {
 // reused buffer, leave it intact.
 func TestRunCache_GzipAnswerServesEveryClient(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6
 	h := s.Handler()
 	const target = "/playground?scenario=lost-ack&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&fragment=1"
 	zipped := do(t, h, "GET", target, "Accept-Encoding", "gzip")

@@ -97,7 +97,7 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // it becomes a result with Error set, not a server error.
 func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
 	if lg.Postgres != nil && c.s.ledgerGate != nil {
-		release, err := c.s.ledgerGate.acquireAll(ctx) // admitpg.go
+		release, err := c.s.ledgerGate.AcquireAll(ctx) // admitpg.go
 		if _, busy := isRefusal(err); busy {
 			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"io"
 	"net/http"
@@ -39,8 +40,8 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 		t.Skip("renders a few thousand states")
 	}
 	course, s := builtinCourse(t), exerciseServer(t)
-	s.adm.budget.Wall = 1 << 62 // a loaded machine must not turn a state into a busy page
-	s.limiter, s.adm.limiter = newRateLimiter(1e12, 1e12, false), newRateLimiter(1e12, 1e12, false)
+	s.adm.Budget.Wall = 1 << 62 // a loaded machine must not turn a state into a busy page
+	s.limiter, s.adm.Limiter = admit.NewRateLimiter(1e12, 1e12, false), admit.NewRateLimiter(1e12, 1e12, false)
 	h := s.Handler()
 	get := func(target string) []byte {
 		t.Helper()

@@ -469,7 +469,7 @@ func TestPlaygroundControls_EveryLinkWorks(t *testing.T) {
 	s := newTestServer(t, Config{})
 	// One test client follows every control at once, far faster than a
 	// learner clicks: lift its share (ratelimit_test.go tests the limit).
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6
 	h := s.Handler()
 	for _, start := range []string{
 		"/playground?scenario=lost-ack",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"log/slog"
@@ -33,12 +34,12 @@ type Server struct {
 	fallback *site.Payload // a plain 500 page, for when rendering the error page fails
 	handler  http.Handler
 	metrics  *site.Metrics
-	limiter  *rateLimiter
-	adm      *admission                  // the one path of everything that runs SQL
+	limiter  *admit.RateLimiter
+	adm      *admit.Admission            // the one path of everything that runs SQL
 	workshop *workshopState              // nil: workshop mode is off
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
-	ledgerGate *ledgerGate
+	ledgerGate *admit.LedgerGate
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
@@ -95,9 +96,9 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		ledgers:      cfg.Ledgers,
 	}
 	s.metrics = site.NewMetrics()
-	s.limiter = newRateLimiter(rateLimitPerSecond, rateLimitBurst, cfg.TrustProxy)
-	s.adm = newAdmission(s.metrics, s.limiter)
-	s.ledgerGate = newLedgerGate(cfg.Ledgers, s.metrics)
+	s.limiter = admit.NewRateLimiter(admit.RateLimitPerSecond, admit.RateLimitBurst, cfg.TrustProxy)
+	s.adm = admit.New(s.metrics, s.limiter)
+	s.ledgerGate = admit.NewLedgerGate(cfg.Ledgers, s.metrics)
 	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func (s *Server) SetCourse(course *lessons.Course) {
 		return
 	}
 	s.site.Store(cur)
-	s.adm.invalidate()
+	s.adm.Invalidate()
 }
 
 // Handler is the whole site, middleware included.
@@ -141,7 +142,7 @@ type route struct {
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
 	ex := newExerciseChecker(s, defaultCheckConcurrency())
-	ex.slots = s.adm.slots // checks and runs share the admission's slots
+	ex.slots = s.adm.Slots // checks and runs share the admission's slots
 	return append([]route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
@@ -276,7 +277,7 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.InfoContext(r.Context(), "the client went away before its answer was ready", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if e.RetryAfter > 0 {
-		retryAfterHeader(w, e.RetryAfter)
+		admit.RetryAfterHeader(w, e.RetryAfter)
 	}
 	if isAPI(r) {
 		site.WriteJSON(w, r, e.Status, site.NoStore, apiError{Error: e.Message, Field: e.Field}) // two strings: cannot fail

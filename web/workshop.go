@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"idemlab/web/admit"
 	"idemlab/web/site"
 	"net/http"
 	"strings"
@@ -42,7 +43,7 @@ type workshopState struct {
 	// mechanism, a token bucket (ratelimit.go): only a wrong code takes a
 	// token, so a class behind one address joins freely, and a guesser
 	// gets WrongCodesPerMinute tries at once, then one every 60/N seconds.
-	joins  *rateLimiter
+	joins  *admit.RateLimiter
 	secure bool
 }
 
@@ -60,7 +61,7 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	return &workshopState{
 		svc:    cfg.Service,
 		key:    []byte(cfg.InstructorKey),
-		joins:  newRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
+		joins:  admit.NewRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
 		secure: strings.HasPrefix(publicURL, "https://"),
 	}, nil
 }

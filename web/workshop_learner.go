@@ -34,8 +34,8 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	client := s.limiter.clientOf(r)
-	if ok, retry := ws.joins.take(client, 0); !ok { // a token left, none taken: only wrong codes cost
+	client := s.limiter.ClientOf(r)
+	if ok, retry := ws.joins.Take(client, 0); !ok { // a token left, none taken: only wrong codes cost
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
 	}
@@ -48,12 +48,12 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	code, err := workshop.ParseCode(r.PostFormValue("code"))
 	if err != nil {
-		ws.joins.charge(client, 1)
+		ws.joins.Charge(client, 1)
 		return workshopErr(err)
 	}
 	_, l, err := ws.svc.Join(r.Context(), code, key, r.PostFormValue("name"))
 	if errors.Is(err, workshop.ErrNotFound) {
-		ws.joins.charge(client, 1)
+		ws.joins.Charge(client, 1)
 		return wsError(http.StatusNotFound, "code", "No room has the code "+string(code)+". Check it with your instructor.")
 	}
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // script, the longest field, is the same or the same plus one event. A
 // view writes it once, escaped, and its links copy it.
 
-// linkCache is what the links of one view share: its script escaped for
+// LinkCache is what the links of one view share: its script escaped for
 // a query, whole and up to the cursor, and its handlers joined.
 type LinkCache struct {
 	events   []playground.Event

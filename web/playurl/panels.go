@@ -11,15 +11,15 @@ import (
 	"idemlab/playground"
 )
 
-// hiddenField is one field of a state's query: a hidden input of a GET
+// Field is one field of a state's query: a hidden input of a GET
 // form, or a name=value of a link.
 type Field struct{ Name, Value string }
 
-// lessonPath is the site path of a lesson page; embedPath of its embed view.
+// LessonPath is the site path of a lesson page; embedPath of its embed view.
 func LessonPath(slug string) string { return "/lessons/" + url.PathEscape(slug) }
 func EmbedPath(slug string) string  { return "/embed/lessons/" + url.PathEscape(slug) }
 
-// morePanels is a set of control panels drawn open (open=workers,broker).
+// MorePanels is a set of control panels drawn open (open=workers,broker).
 type MorePanels uint8
 
 const (
@@ -28,17 +28,17 @@ const (
 	MoreHandlers                        // the handlers to compare
 )
 
-// namedBit is a member of a set of bits and its name in a URL.
+// NamedBit is a member of a set of bits and its name in a URL.
 type NamedBit[T ~uint8] struct {
 	Bit  T
 	Name string
 }
 
-// moreNames are the control panels in the order a URL spells them, which
+// MoreNames are the control panels in the order a URL spells them, which
 // is the order the page draws them.
 var MoreNames = [...]NamedBit[MorePanels]{{MoreWorkers, "workers"}, {MoreBroker, "broker"}, {MoreHandlers, "handlers"}}
 
-// moreNamesText lists the names for messages.
+// MoreNamesText lists the names for messages.
 const MoreNamesText = "workers, broker and handlers"
 
 func (ps MorePanels) Has(p MorePanels) bool { return ps&p != 0 }
@@ -94,12 +94,12 @@ func parseBits[T ~uint8](names []NamedBit[T], text, field, what, list string) (T
 	return set, nil
 }
 
-// parseMorePanels reads open=: the control panels drawn open.
+// ParseMorePanels reads open=: the control panels drawn open.
 func ParseMorePanels(text string) (MorePanels, error) {
 	return parseBits(MoreNames[:], text, KeyOpen, "panel", MoreNamesText)
 }
 
-// panelFromQuery reads panel=, which asks for one control panel alone (0
+// PanelFromQuery reads panel=, which asks for one control panel alone (0
 // when absent). It is not part of a state: it never appears in a link.
 func PanelFromQuery(q url.Values) (MorePanels, error) {
 	vs, ok := q[KeyPanel]

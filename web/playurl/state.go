@@ -27,7 +27,7 @@ type State struct {
 	Ledger   string     // a PostgreSQL ledger's name (ledger=…, playground.ParseLedger); "" = SQLite
 }
 
-// pgPanels are the parts of a playground drawn only when asked for
+// Panels are the parts of a playground drawn only when asked for
 // (show=rows,diagram): a closed panel costs neither rendering nor bytes.
 // Without JavaScript, a panel's toggle is a link to the same state with
 // the panel open (or closed); app.js fetches that state's fragment.
@@ -43,7 +43,7 @@ const (
 
 type PanelName = NamedBit[Panels]
 
-// panelNames are the panels in the order a URL spells them.
+// PanelNames are the panels in the order a URL spells them.
 var PanelNames = [...]PanelName{{PanelRows, "rows"}, {PanelChart, "chart"}, {PanelDiagram, "diagram"}, {PanelSteps, "steps"}, {PanelSQL, "sql"}}
 
 func (ps Panels) Has(p Panels) bool { return ps&p != 0 }
@@ -51,12 +51,12 @@ func (ps Panels) Has(p Panels) bool { return ps&p != 0 }
 // String is the canonical text of a set: its names in panelNames' order.
 func (ps Panels) String() string { return panelTexts()[ps] }
 
-// parsePanels reads a comma-separated set of panel names.
+// ParsePanels reads a comma-separated set of panel names.
 func ParsePanels(text string) (Panels, error) {
 	return parseBits(PanelNames[:], text, KeyShow, "panel", "rows, chart, diagram, steps and sql")
 }
 
-// placeKind is where a playground is drawn.
+// PlaceKind is where a playground is drawn.
 type PlaceKind int
 
 const (
@@ -66,7 +66,7 @@ const (
 	PlacePageEmbed                    // /embed/playground
 )
 
-// pgPlace is where a playground lives, which decides the URLs its controls
+// Place is where a playground lives, which decides the URLs its controls
 // produce and what "reset" means.
 type Place struct {
 	Kind  PlaceKind
@@ -79,7 +79,7 @@ type Place struct {
 
 func (p Place) InLesson() bool { return p.Kind == PlaceLesson || p.Kind == PlaceLessonEmbed }
 
-// lessonPlace is a lesson block's place; home is the block's spec.
+// LessonPlace is a lesson block's place; home is the block's spec.
 func LessonPlace(slug string, spec *lessons.PlaygroundSpec, embed bool) Place {
 	p := Place{Kind: PlaceLesson, Path: LessonPath(slug), Block: spec.ID, Spec: spec}
 	if embed {
@@ -92,7 +92,7 @@ func LessonPlace(slug string, spec *lessons.PlaygroundSpec, embed bool) Place {
 	return p
 }
 
-// pagePlace is the full-size (or embedded) playground's place; home is the
+// PagePlace is the full-size (or embedded) playground's place; home is the
 // scenario's own defaults.
 func PagePlace(sc *playground.Scenario, embed bool) Place {
 	p := Place{Kind: PlacePage, Path: "/playground"}

@@ -43,7 +43,7 @@ const (
 	KeyWas     = "was" // the script the script form started from: a rejected edit falls back to it
 )
 
-// learnerHandlerName names the handler a link brings as source (handler=…),
+// LearnerHandlerName names the handler a link brings as source (handler=…),
 // as the exercises name it.
 const LearnerHandlerName = "mine"
 
@@ -118,10 +118,10 @@ func (p Place) AppendQuery(b []byte, s State) []byte {
 	return b
 }
 
-// queryEscape escapes a query value but keeps commas readable.
+// QueryEscape escapes a query value but keeps commas readable.
 func QueryEscape(s string) string { return string(AppendQueryEscaped(nil, s)) }
 
-// appendQueryEscaped appends s escaped as url.QueryEscape does (a space is
+// AppendQueryEscaped appends s escaped as url.QueryEscape does (a space is
 // "+", every byte but letters, digits and "-_.~" is %XX), but keeping
 // commas readable.
 func AppendQueryEscaped(b []byte, s string) []byte {
@@ -158,12 +158,12 @@ func (p Place) QueryHref(s State) string {
 	return string(p.AppendQuery(append(append(make([]byte, 0, 256), p.Path...), '?'), s))
 }
 
-// fullSizeHref opens a state in the full-size playground.
+// FullSizeHref opens a state in the full-size playground.
 func FullSizeHref(s State) string {
 	return Place{Kind: PlacePage, Path: "/playground"}.Href(s)
 }
 
-// stateFromQuery is the decoder: it reads a state on top of defaults (the
+// StateFromQuery is the decoder: it reads a state on top of defaults (the
 // place's home). Parameters the forms send (h=…, op=…) are folded in; the
 // bool reports that the URL was not canonical, so the caller redirects.
 func StateFromQuery(q url.Values, home State, workers []string) (State, bool, error) {
@@ -285,13 +285,13 @@ func StateFromQuery(q url.Values, home State, workers []string) (State, bool, er
 	return s, redirect, nil
 }
 
-// beside is the built-in handlers a learner's handler is compared with:
+// Beside is the built-in handlers a learner's handler is compared with:
 // the place's, within the limit.
 func Beside(handlers []string) []string {
 	return handlers[:min(len(handlers), playground.MaxHandlers-1)]
 }
 
-// eventFromForm builds the one event a form adds: op=advance&n=… or
+// EventFromForm builds the one event a form adds: op=advance&n=… or
 // op=prune&n=….
 func EventFromForm(q url.Values) (playground.Event, error) {
 	op := q.Get(KeyOp)
@@ -314,7 +314,7 @@ func EventFromForm(q url.Values) (playground.Event, error) {
 	return playground.Event{}, &playground.InputError{Field: KeyOp, Msg: fmt.Sprintf("unknown operation %q; forms send advance or prune", english.Truncate(op, 40))}
 }
 
-// request is the engine's request for a state of the scenario sc: the
+// Request is the engine's request for a state of the scenario sc: the
 // learner's handler, if any, parsed (for its ledger) and run after the
 // built-ins; a PostgreSQL ledger needs the server's, pg.
 func (s State) Request(sc *playground.Scenario, pg *playground.PostgresLedgers) (playground.Request, error) {
@@ -334,7 +334,7 @@ func (s State) Request(sc *playground.Scenario, pg *playground.PostgresLedgers) 
 	return req, nil
 }
 
-// requestFromQuery reads the JSON API's query
+// RequestFromQuery reads the JSON API's query
 // (scenario=…&handlers=a,b&script=…&seed=…) with the same decoder, on top
 // of the scenario's defaults.
 func RequestFromQuery(q url.Values, pg *playground.PostgresLedgers) (playground.Request, error) {
@@ -353,7 +353,7 @@ func RequestFromQuery(q url.Values, pg *playground.PostgresLedgers) (playground.
 	return s.Request(sc, pg)
 }
 
-// counterexampleHref opens a counterexample in the full-size playground:
+// CounterexampleHref opens a counterexample in the full-size playground:
 // its scenario and schedule, with the learner's handler beside the
 // scenario's built-ins, and a way back to the exercise (if named).
 func CounterexampleHref(ce *playground.Counterexample, source, exercise string) string {
@@ -376,7 +376,7 @@ func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string 
 	return CounterexampleHref(ce, handlerSource, "")
 }
 
-// sharedPlaygroundQuery reads a playground state a page sent from
+// SharedQuery reads a playground state a page sent from
 // elsewhere (a learner's failed check, for the class view) with the one
 // decoder, refuses what the playground would refuse (an unknown scenario,
 // a bad script, a handler that does not parse), and writes it back

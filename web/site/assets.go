@@ -18,7 +18,7 @@ type asset struct {
 	ContentType []string // header value, shared by every response
 }
 
-// assetSet maps logical names ("app.css") to hashed URLs and serves the
+// Assets maps logical names ("app.css") to hashed URLs and serves the
 // files by hashed name. It is built once at startup: a changed file gets a
 // new URL, so every response can be cached forever.
 type Assets struct {
@@ -31,7 +31,7 @@ type Assets struct {
 // enough that two versions of one file never collide in practice.
 const hashLength = 10
 
-// newAssetSet reads every regular file at the root of files, plus the extra
+// NewAssets reads every regular file at the root of files, plus the extra
 // in-memory files (such as the generated highlight stylesheet), and names
 // each one after a hash of its content.
 func NewAssets(base string, files fs.FS, extra map[string][]byte) (*Assets, error) {
@@ -107,7 +107,7 @@ func (s *Assets) URL(name string) string {
 	return s.base + "/static/missing-" + name
 }
 
-// lookup finds an asset by the hashed name in a request path.
+// Lookup finds an asset by the hashed name in a request path.
 func (s *Assets) Lookup(hashedName string) (*asset, bool) {
 	a, ok := s.byHashed[hashedName]
 	return a, ok

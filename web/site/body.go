@@ -54,7 +54,7 @@ var (
 	gzipEncoding       = []string{"gzip"}
 )
 
-// payload is a response body with its ETag, as is and gzip-compressed. It
+// Payload is a response body with its ETag, as is and gzip-compressed. It
 // holds one variant when made and the other on demand:
 //   - a body rendered once (newPayload) or made for one request and not
 //     kept (requestPayload) is held as is; its gzip variant is made on
@@ -82,14 +82,14 @@ type variant struct {
 // minGzipSize is the size below which compressing costs more than it saves.
 const minGzipSize = 512
 
-// newPayload prepares a body rendered once and served many times: its gzip
+// NewPayload prepares a body rendered once and served many times: its gzip
 // variant is as small as gzip can make it. hash, if not empty, is the ETag
 // (for assets whose name already carries it); otherwise one is computed.
 func NewPayload(body []byte, hash string) *Payload {
 	return makePayload(body, hash, smallestGzip)
 }
 
-// requestPayload prepares a body made for one request: its gzip variant is
+// RequestPayload prepares a body made for one request: its gzip variant is
 // made at requestGzip's level. etag, if not empty, is its entity tag (an
 // answer's, from the state its URL names: stateETag); otherwise one is
 // computed from the body.
@@ -97,7 +97,7 @@ func RequestPayload(body []byte, etag string) *Payload {
 	return makePayload(body, etag, requestGzip)
 }
 
-// answerPayload prepares an answer made for one request from body, which
+// AnswerPayload prepares an answer made for one request from body, which
 // the caller reuses afterwards (a render buffer): when the request takes
 // gzip and compressing pays, only the compressed bytes are kept, else a
 // copy of body. etag is as requestPayload's.
@@ -134,7 +134,7 @@ func (p *Payload) gzipVariant(z []byte) *variant {
 	return &variant{Body: z, Etag: []string{`"` + p.hash + `-gz"`}}
 }
 
-// gzipped returns the compressed variant, making it the first time, or nil
+// Gzipped returns the compressed variant, making it the first time, or nil
 // when the body is too small or does not compress.
 func (p *Payload) Gzipped() *variant {
 	p.gzipOnce.Do(func() {
@@ -148,7 +148,7 @@ func (p *Payload) Gzipped() *variant {
 	return p.Gzip
 }
 
-// plain returns the identity variant: of a payload held compressed only,
+// Plain returns the identity variant: of a payload held compressed only,
 // inflated for this request and not kept (the run cache counts the bytes
 // it keeps).
 func (p *Payload) Plain() *variant {
@@ -168,7 +168,7 @@ func (p *Payload) Plain() *variant {
 	return &variant{Body: body, Etag: p.Identity.Etag}
 }
 
-// bytesHeld is about the memory the payload's bodies take: a body held as
+// BytesHeld is about the memory the payload's bodies take: a body held as
 // is may be joined by its gzip variant, about a fifth of it.
 func (p *Payload) BytesHeld() int64 {
 	if p.Identity.Body == nil {
@@ -192,7 +192,7 @@ type gzipWriter struct {
 	out bytes.Buffer
 }
 
-// newGzipper returns a gzipper that keeps up to kept idle writers.
+// NewGzipper returns a gzipper that keeps up to kept idle writers.
 func NewGzipper(level, kept int) *gzipper {
 	return &gzipper{level: level, writers: NewFreeList[*gzipWriter](kept)}
 }
@@ -216,7 +216,7 @@ var (
 	requestGzip = NewGzipper(gzip.BestSpeed, min(runtime.GOMAXPROCS(0), 8))
 )
 
-// compress returns body compressed, in a slice of its own exactly as long
+// Compress returns body compressed, in a slice of its own exactly as long
 // (a cached answer holds no spare capacity).
 func (z *gzipper) Compress(body []byte) []byte {
 	w, ok := z.writers.Get()
@@ -235,7 +235,7 @@ func (z *gzipper) Compress(body []byte) []byte {
 	return zipped
 }
 
-// writeBody is the one way a body is written. It sets Content-Type and
+// WriteBody is the one way a body is written. It sets Content-Type and
 // Cache-Control, sends the gzip variant when the client accepts it and the
 // body is worth compressing (with Vary: Accept-Encoding, and an ETag of its
 // own), then:
@@ -304,7 +304,7 @@ func (w directWriter) ReadFrom(src io.Reader) (int64, error) {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w directWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// writeHTML renders content, inside layout unless it is nil (a fragment),
+// WriteHTML renders content, inside layout unless it is nil (a fragment),
 // into a buffer and writes it. Nothing is written if rendering fails.
 func WriteHTML(w http.ResponseWriter, r *http.Request, status int, cache caching, layout, content templ.Component) error {
 	buf := RenderBuffers.Take(math.MaxInt)
@@ -319,7 +319,7 @@ func WriteHTML(w http.ResponseWriter, r *http.Request, status int, cache caching
 	return nil
 }
 
-// writeJSON writes v as JSON, followed by a newline. Nothing is written if
+// WriteJSON writes v as JSON, followed by a newline. Nothing is written if
 // v cannot be encoded.
 func WriteJSON(w http.ResponseWriter, r *http.Request, status int, cache caching, v any) error {
 	buf := RenderBuffers.Take(math.MaxInt)
@@ -337,7 +337,7 @@ func writeAnswer(w http.ResponseWriter, r *http.Request, status int, contentType
 	WriteBody(w, r, status, contentType, cache, AnswerPayload(body, "", AcceptsGzip(r.Header.Get("Accept-Encoding"))))
 }
 
-// acceptsGzip reads an Accept-Encoding header: gzip (or *) listed without q=0.
+// AcceptsGzip reads an Accept-Encoding header: gzip (or *) listed without q=0.
 func AcceptsGzip(header string) bool {
 	if header == "" {
 		return false
@@ -354,14 +354,14 @@ func AcceptsGzip(header string) bool {
 	return false
 }
 
-// renderInto renders c into buf, emptied first (a render buffer,
+// RenderInto renders c into buf, emptied first (a render buffer,
 // renderBuffers.take: it refuses to grow past its cap).
 func RenderInto(ctx context.Context, c templ.Component, buf *CappedBuffer) error {
 	buf.Reset()
 	return c.Render(ctx, buf)
 }
 
-// inLayout is content drawn inside a layout (page, embedPage).
+// InLayout is content drawn inside a layout (page, embedPage).
 func InLayout(layout, content templ.Component) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		return layout.Render(templ.WithChildren(ctx, content), w)

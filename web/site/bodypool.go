@@ -13,7 +13,7 @@ type freeList[T any] struct{ idle chan T }
 
 func NewFreeList[T any](kept int) freeList[T] { return freeList[T]{idle: make(chan T, kept)} }
 
-// get returns an idle thing, or false when none is kept.
+// Get returns an idle thing, or false when none is kept.
 func (l freeList[T]) Get() (T, bool) {
 	select {
 	case x := <-l.idle:
@@ -24,7 +24,7 @@ func (l freeList[T]) Get() (T, bool) {
 	}
 }
 
-// put keeps x for reuse, unless the list is full.
+// Put keeps x for reuse, unless the list is full.
 func (l freeList[T]) Put(x T) {
 	select {
 	case l.idle <- x:
@@ -32,23 +32,23 @@ func (l freeList[T]) Put(x T) {
 	}
 }
 
-// maxKeptBuffer is the largest buffer (to render an answer into, or
+// MaxKeptBuffer is the largest buffer (to render an answer into, or
 // compress it into) kept for reuse: a click's fragment is tens of KB and a
 // page about 100 KB; a rare answer near renderCap (3 MB) is not worth
 // holding memory for.
 const MaxKeptBuffer = 256 << 10
 
-// renderBuffers keeps the buffers answers are rendered into, one per run
+// RenderBuffers keeps the buffers answers are rendered into, one per run
 // that may compute at once: an answer is compressed (or copied) out of its
 // buffer into the payload it is sent and cached as, and the buffer is
 // reused, so a click allocates no buffer of tens of KB that the garbage
 // collector then has to clear and sweep.
 var RenderBuffers = RenderBufferList{NewFreeList[*CappedBuffer](4 * runtime.GOMAXPROCS(0))}
 
-// renderBufferList is a free list of render buffers.
+// RenderBufferList is a free list of render buffers.
 type RenderBufferList struct{ freeList[*CappedBuffer] }
 
-// take returns an empty buffer refusing to grow past max bytes; give it
+// Take returns an empty buffer refusing to grow past max bytes; give it
 // back with release once nothing refers to its bytes.
 func (l RenderBufferList) Take(max int) *CappedBuffer {
 	b, ok := l.Get()
@@ -61,14 +61,14 @@ func (l RenderBufferList) Take(max int) *CappedBuffer {
 	return b
 }
 
-// release gives b back for reuse, unless it grew past maxKeptBuffer.
+// Release gives b back for reuse, unless it grew past maxKeptBuffer.
 func (l RenderBufferList) Release(b *CappedBuffer) {
 	if b.Cap() <= MaxKeptBuffer {
 		l.Put(b)
 	}
 }
 
-// cappedBuffer is a buffer that refuses to grow past max bytes.
+// CappedBuffer is a buffer that refuses to grow past max bytes.
 type CappedBuffer struct {
 	bytes.Buffer
 	Max int

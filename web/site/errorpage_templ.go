@@ -16,7 +16,7 @@ import (
 	"idemlab/web/playurl"
 )
 
-// errorView is what an error page shows.
+// ErrorView is what an error page shows.
 type ErrorView struct {
 	Status  int
 	Title   string
@@ -24,7 +24,7 @@ type ErrorView struct {
 	Action  *Link
 }
 
-// errorPage is the body of 4xx and 5xx pages, inside the site layout. For a
+// ErrorPage is the body of 4xx and 5xx pages, inside the site layout. For a
 // missing page it lists the lessons, the likeliest thing the visitor wanted.
 func ErrorPage(v *View, e ErrorView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

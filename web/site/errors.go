@@ -11,7 +11,7 @@ import (
 	"idemlab/workshop"
 )
 
-// serverError is a failed request as the one error path (Server.serveError)
+// Error is a failed request as the one error path (Server.serveError)
 // answers it: with the error page, or with {"error", "field"} under /api/.
 // Handlers return one (notFoundf, invalidf, cannotRun, or a literal) for what
 // the visitor can fix; any other error is ours.
@@ -30,7 +30,7 @@ type Error struct {
 	RetryAfter int
 }
 
-// link is a labelled URL (path inside the site, or absolute).
+// Link is a labelled URL (path inside the site, or absolute).
 type Link struct {
 	Label string
 	Href  string
@@ -48,7 +48,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// statusClientClosedRequest is the status logged when the client went away
+// StatusClientClosedRequest is the status logged when the client went away
 // before its answer was ready (nginx's code): nobody reads the answer, and
 // it is not our failure.
 const StatusClientClosedRequest = 499
@@ -60,28 +60,28 @@ const (
 	storeRetryAfter         = 2
 )
 
-// internalMessage is all a visitor learns of a failure of ours.
+// InternalMessage is all a visitor learns of a failure of ours.
 const InternalMessage = "Something went wrong on our side."
 
-// notFoundf reports that what the visitor asked for does not exist.
+// NotFoundf reports that what the visitor asked for does not exist.
 func NotFoundf(format string, args ...any) error {
 	return &Error{Status: http.StatusNotFound, Message: fmt.Sprintf(format, args...)}
 }
 
-// invalidf reports a request the visitor can fix; action, if not nil, is
+// Invalidf reports a request the visitor can fix; action, if not nil, is
 // offered as the way back.
 func Invalidf(action *Link, format string, args ...any) error {
 	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...), Action: action}
 }
 
-// cannotRun reports that the playground could not run a link: the visitor's
+// CannotRun reports that the playground could not run a link: the visitor's
 // fault (a 400 quoting the engine) when err is a *playground.InputError,
 // ours otherwise. action leads back to a state that runs.
 func CannotRun(action *Link, err error) error {
 	return &Error{Message: "The playground cannot run this link.", Action: action, Err: err}
 }
 
-// classify decides the status and message of any error a handler returned:
+// Classify decides the status and message of any error a handler returned:
 // the one place an engine error becomes a status.
 func Classify(r *http.Request, err error) Error {
 	var se *Error

@@ -365,7 +365,7 @@ func pageHead(v *View, m PageMeta) templ.Component {
 	})
 }
 
-// page is the full site layout: skip link, header, the page's content, footer.
+// Page is the full site layout: skip link, header, the page's content, footer.
 // The content brings its own <main id="main">.
 func Page(v *View, m PageMeta) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -453,7 +453,7 @@ func Page(v *View, m PageMeta) templ.Component {
 	})
 }
 
-// embedPage is the layout for iframes: no header, navigation or footer.
+// EmbedPage is the layout for iframes: no header, navigation or footer.
 // Like page, the content brings its own <main id="main">.
 func EmbedPage(v *View, m PageMeta) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// metrics are what GET /metrics exposes, in Prometheus' text format. Each
+// Metrics are what GET /metrics exposes, in Prometheus' text format. Each
 // Server has its own registry, so that tests can run several servers.
 type Metrics struct {
 	Registry      *prometheus.Registry
@@ -65,7 +65,7 @@ func NewMetrics() *Metrics {
 func (m *Metrics) CacheHit(result string) { m.Cache.WithLabelValues(result).Inc() }
 func (m *Metrics) Refused(reason string)  { m.Refusals.WithLabelValues(reason).Inc() }
 
-// request counts one answered request. route is the mux pattern that
+// Request counts one answered request. route is the mux pattern that
 // matched ("" for none), so that the label set stays small.
 func (m *Metrics) Request(route string, status int) {
 	if route == "" {

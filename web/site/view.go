@@ -17,7 +17,7 @@ const (
 	SiteTagline = "An interactive course on idempotent message consumers: deliver, redeliver, crash and replay messages against a real SQLite ledger."
 )
 
-// siteView is what every page needs to know about the site: where it lives,
+// View is what every page needs to know about the site: where it lives,
 // its assets and its course. One is built per course version.
 type View struct {
 	Base    string // path prefix from PublicURL ("" at the root); routes stay at the root
@@ -44,7 +44,7 @@ func (v *View) Absolute(p string) string {
 	return v.Origin + v.Base + p
 }
 
-// pageMeta is what the layout needs from one page.
+// PageMeta is what the layout needs from one page.
 type PageMeta struct {
 	Title       string // shown before " · Idemlab"; "" on the home page
 	Description string
@@ -60,7 +60,7 @@ func (m PageMeta) fullTitle() string {
 	return m.Title + " · " + SiteName
 }
 
-// lessonPosition places a page in its course. Numbered lessons have a
+// LessonPosition places a page in its course. Numbered lessons have a
 // number (1-based) out of total; reference pages have number 0.
 type LessonPosition struct {
 	Lesson        *lessons.Lesson
@@ -68,7 +68,7 @@ type LessonPosition struct {
 	Prev, Next    *lessons.Lesson
 }
 
-// label is the page's kicker: "Lesson 3 of 12", or "Reference".
+// Label is the page's kicker: "Lesson 3 of 12", or "Reference".
 func (p LessonPosition) Label() string {
 	if p.number == 0 {
 		return "Reference"
@@ -76,7 +76,7 @@ func (p LessonPosition) Label() string {
 	return "Lesson " + strconv.Itoa(p.number) + " of " + strconv.Itoa(p.total)
 }
 
-// shortLabel names the page in a back link: "Lesson 3", or "Reference".
+// ShortLabel names the page in a back link: "Lesson 3", or "Reference".
 func (p LessonPosition) ShortLabel() string {
 	if p.number == 0 {
 		return "Reference"
@@ -84,7 +84,7 @@ func (p LessonPosition) ShortLabel() string {
 	return "Lesson " + strconv.Itoa(p.number)
 }
 
-// positionOf places a page in its course. A lesson's neighbours are the
+// PositionOf places a page in its course. A lesson's neighbours are the
 // numbered lessons around it, so that the last lesson ends the course rather
 // than leading into the glossary; a reference page keeps the neighbours the
 // lessons package gives it (the glossary goes back to the last lesson).
@@ -110,13 +110,13 @@ func PositionOf(course *lessons.Course, slug string) (LessonPosition, bool) {
 	return pos, true
 }
 
-// numberedLessons is the course without its reference pages: what the
+// NumberedLessons is the course without its reference pages: what the
 // index numbers, counts and tracks progress over.
 func NumberedLessons(course *lessons.Course) []*lessons.Lesson {
 	return slices.DeleteFunc(slices.Clone(course.Lessons), (*lessons.Lesson).IsReference)
 }
 
-// referencePages is the course's reference pages (a glossary), in order.
+// ReferencePages is the course's reference pages (a glossary), in order.
 func ReferencePages(course *lessons.Course) []*lessons.Lesson {
 	return slices.DeleteFunc(slices.Clone(course.Lessons), func(l *lessons.Lesson) bool { return !l.IsReference() })
 }
@@ -128,7 +128,7 @@ func MinutesText(n int) string {
 	return strconv.Itoa(n) + " min read"
 }
 
-// durationText writes a reading time: "45 min", "1 h", "2 h 5 min".
+// DurationText writes a reading time: "45 min", "1 h", "2 h 5 min".
 func DurationText(minutes int) string {
 	switch {
 	case minutes < 60:
@@ -140,7 +140,7 @@ func DurationText(minutes int) string {
 	}
 }
 
-// courseSlugs lists every numbered lesson's slug, space-separated, for the
+// CourseSlugs lists every numbered lesson's slug, space-separated, for the
 // progress counter.
 func CourseSlugs(course *lessons.Course) string {
 	numbered := NumberedLessons(course)
@@ -151,7 +151,7 @@ func CourseSlugs(course *lessons.Course) string {
 	return strings.Join(slugs, " ")
 }
 
-// courseMinutes is the reading time of the numbered lessons: reference
+// CourseMinutes is the reading time of the numbered lessons: reference
 // pages are looked things up in, not read through.
 func CourseMinutes(course *lessons.Course) int {
 	total := 0
@@ -161,7 +161,7 @@ func CourseMinutes(course *lessons.Course) int {
 	return total
 }
 
-// siteHTML prefixes the site paths in rendered lesson HTML (href="/…",
+// SiteHTML prefixes the site paths in rendered lesson HTML (href="/…",
 // written by lessons, which knows no base) with the base, so that links
 // inside lessons, quizzes and goals honour a base path like every other
 // link. Protocol-relative and other URLs are left alone.
