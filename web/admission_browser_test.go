@@ -29,7 +29,7 @@ func startBudgetServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.adm.budget.Deliveries = 6 // two handlers: three deliveries each
+	s.adm.Budget.Deliveries = 6 // two handlers: three deliveries each
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return srv

@@ -3,6 +3,9 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"idemlab/web/admit"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"log/slog"
 	"net/http"
@@ -40,22 +43,22 @@ func TestAdmission_EachBudgetCrossedShowsItsMessageInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		n      int // replays in the script
-		set    func(*admission)
+		set    func(*admit.Admission)
 		limit  string
 		phrase string
 	}{
-		{"deliveries", 10, func(a *admission) { a.budget.Deliveries = 30 }, playground.LimitDeliveries, "30 deliveries"},
-		{"steps", 10, func(a *admission) { a.budget.Steps = 60 }, playground.LimitSteps, "60 steps"},
-		{"rows", 10, func(a *admission) { a.budget.RowsChanged = 10 }, playground.LimitRows, "changing 10 rows"},
-		{"trace bytes", 10, func(a *admission) { a.budget.TraceBytes = 8 << 10 }, playground.LimitTraceBytes, "8 KiB"},
+		{"deliveries", 10, func(a *admit.Admission) { a.Budget.Deliveries = 30 }, playground.LimitDeliveries, "30 deliveries"},
+		{"steps", 10, func(a *admit.Admission) { a.Budget.Steps = 60 }, playground.LimitSteps, "60 steps"},
+		{"rows", 10, func(a *admit.Admission) { a.Budget.RowsChanged = 10 }, playground.LimitRows, "changing 10 rows"},
+		{"trace bytes", 10, func(a *admit.Admission) { a.Budget.TraceBytes = 8 << 10 }, playground.LimitTraceBytes, "8 KiB"},
 		// The CPU case lifts the count limits, so that CPU time is the only
 		// one this run (thousands of deliveries) can cross, whether the
 		// binary is the fast one or the -race one.
-		{"cpu", 60, func(a *admission) {
-			a.budget.CPU = 10 * time.Millisecond
-			a.budget.Deliveries, a.budget.Steps, a.budget.RowsChanged, a.budget.TraceBytes = 1e9, 1e9, 1e9, 1<<40
+		{"cpu", 60, func(a *admit.Admission) {
+			a.Budget.CPU = 10 * time.Millisecond
+			a.Budget.Deliveries, a.Budget.Steps, a.Budget.RowsChanged, a.Budget.TraceBytes = 1e9, 1e9, 1e9, 1<<40
 		}, playground.LimitCPU, "10ms of CPU time"},
-		{"rendered bytes", 10, func(a *admission) { a.renderCap = 20 << 10 }, "rendered-bytes", "larger than 20 KiB"},
+		{"rendered bytes", 10, func(a *admit.Admission) { a.RenderCap = 20 << 10 }, "rendered-bytes", "larger than 20 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTestServer(t, Config{})
@@ -76,7 +79,7 @@ func TestAdmission_EachBudgetCrossedShowsItsMessageInPlace(t *testing.T) {
 			if fig.Find(testID("pg-refusal-home")).AttrOr("href", "") == "" || fig.Find(testID("pg-refusal-undo")).AttrOr("href", "") == "" {
 				t.Errorf("the refusal has no way back (home and undo links)")
 			}
-			if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("budget")); got != 1 {
+			if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("budget")); got != 1 {
 				t.Errorf("refusals{reason=budget} = %v, want 1", got)
 			}
 		})
@@ -87,8 +90,8 @@ func TestAdmission_EachBudgetCrossedShowsItsMessageInPlace(t *testing.T) {
 // lesson's block, and the API (JSON naming the limit).
 func TestAdmission_OverBudgetOnEveryRoute(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.adm.budget.Deliveries = 3
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6 // each refusal costs tokens (TestAdmission_OverBudgetCostsTheClient)
+	s.adm.Budget.Deliveries = 3
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6 // each refusal costs tokens (TestAdmission_OverBudgetCostsTheClient)
 	h := s.Handler()
 	for _, target := range []string{
 		replayLoopPath(5),
@@ -115,7 +118,7 @@ func TestAdmission_OverBudgetOnEveryRoute(t *testing.T) {
 // another client is served.
 func TestAdmission_OverBudgetCostsTheClient(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.adm.budget.Deliveries = 3
+	s.adm.Budget.Deliveries = 3
 	h := s.Handler()
 	statuses := []int{}
 	for i := range 4 {
@@ -137,12 +140,12 @@ func TestAdmission_OverBudgetCostsTheClient(t *testing.T) {
 // may be cheap) is answered as busy, not blamed on the learner or cached.
 func TestAdmission_WallClockStopIsBusyNotOverBudget(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.adm.budget.Wall = 5 * time.Millisecond
+	s.adm.Budget.Wall = 5 * time.Millisecond
 	resp := do(t, s.Handler(), "GET", replayLoopPath(60)+"&fragment=1")
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("status %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if n := s.adm.cache.len(); n != 0 {
+	if n := s.adm.Cache.Len(); n != 0 {
 		t.Errorf("%d answers cached", n)
 	}
 }
@@ -151,9 +154,9 @@ func TestAdmission_WallClockStopIsBusyNotOverBudget(t *testing.T) {
 // is refused as busy: a page or JSON with Retry-After.
 func TestAdmission_BusyAnswers503WithRetryAfter(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.adm.queueWait = 10 * time.Millisecond
-	for range cap(s.adm.slots) {
-		s.adm.slots <- struct{}{}
+	s.adm.QueueWait = 10 * time.Millisecond
+	for range cap(s.adm.Slots) {
+		s.adm.Slots <- struct{}{}
 	}
 	h := s.Handler()
 	resp := do(t, h, "GET", "/playground?scenario=lost-ack")
@@ -168,7 +171,7 @@ func TestAdmission_BusyAnswers503WithRetryAfter(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "2" || !strings.Contains(string(b), `"error":"The server is busy`) {
 		t.Errorf("API: status %d, Retry-After %q, body %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("busy")); got != 2 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("busy")); got != 2 {
 		t.Errorf("refusals{reason=busy} = %v, want 2", got)
 	}
 }
@@ -187,7 +190,7 @@ func processCPU(t testing.TB) time.Duration {
 func TestAdmission_ClientGoneStopsTheRun(t *testing.T) {
 	var log lockedBuffer
 	s := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
-	s.adm.budget = playground.Budget{Wall: time.Minute} // unbounded work: only the client can stop it
+	s.adm.Budget = playground.Budget{Wall: time.Minute} // unbounded work: only the client can stop it
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -201,7 +204,7 @@ func TestAdmission_ClientGoneStopsTheRun(t *testing.T) {
 		errc <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
-	for testutil.ToFloat64(s.metrics.runsInFlight) == 0 {
+	for testutil.ToFloat64(s.metrics.RunsInFlight) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started")
 		}
@@ -213,7 +216,7 @@ func TestAdmission_ClientGoneStopsTheRun(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Fatal("the request finished before the client left; make the run longer")
 	}
-	for testutil.ToFloat64(s.metrics.runsInFlight) != 0 {
+	for testutil.ToFloat64(s.metrics.RunsInFlight) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the run went on after its client left")
 		}
@@ -224,7 +227,7 @@ func TestAdmission_ClientGoneStopsTheRun(t *testing.T) {
 	if used > 100*time.Millisecond {
 		t.Errorf("the run used %v of CPU after its client left; want under 100ms", used)
 	}
-	if n := s.adm.cache.len(); n != 0 {
+	if n := s.adm.Cache.Len(); n != 0 {
 		t.Errorf("the abandoned run was cached (%d answers)", n)
 	}
 	srv.Close() // waits for the handler, and so its log lines
@@ -293,10 +296,10 @@ func TestRunCache_SameURLSameBytesComputedOnce(t *testing.T) {
 			t.Fatalf("answer %d differs from the first (or is not a playground)", i)
 		}
 	}
-	if miss := testutil.ToFloat64(s.metrics.cache.WithLabelValues("miss")); miss != 1 {
+	if miss := testutil.ToFloat64(s.metrics.Cache.WithLabelValues("miss")); miss != 1 {
 		t.Errorf("%v runs for 9 identical requests; want 1", miss)
 	}
-	if hit := testutil.ToFloat64(s.metrics.cache.WithLabelValues("hit")); hit < 1 {
+	if hit := testutil.ToFloat64(s.metrics.Cache.WithLabelValues("hit")); hit < 1 {
 		t.Errorf("the last request was not answered from the cache (hits %v)", hit)
 	}
 }
@@ -316,24 +319,26 @@ func TestRunCache_LessonReloadInvalidates(t *testing.T) {
 }
 
 func TestRunCache_EvictsLeastRecentlyUsedByBytes(t *testing.T) {
-	out := func(n int) *runOutput { return &runOutput{status: 200, body: newPayload(make([]byte, n), "")} }
-	c := newRunCache(1000)
-	for _, k := range []string{"a", "b", "c", "d"} {
-		c.put(k, out(100)) // 228 bytes with overhead
+	out := func(n int) *admit.Output {
+		return &admit.Output{Status: 200, Body: site.NewPayload(make([]byte, n), "")}
 	}
-	c.get("a") // a is now the most recent
-	c.put("e", out(100))
-	if _, ok := c.get("b"); ok {
+	c := admit.NewRunCache(1000)
+	for _, k := range []string{"a", "b", "c", "d"} {
+		c.Put(k, out(100)) // 228 bytes with overhead
+	}
+	c.Get("a") // a is now the most recent
+	c.Put("e", out(100))
+	if _, ok := c.Get("b"); ok {
 		t.Error("b, the least recently used, was kept")
 	}
 	for _, k := range []string{"a", "c", "d", "e"} {
-		if _, ok := c.get(k); !ok {
+		if _, ok := c.Get(k); !ok {
 			t.Errorf("%s was evicted", k)
 		}
 	}
-	c.put("huge", out(300)) // over a quarter of the cache: not kept
-	if _, ok := c.get("huge"); ok || c.bytes > c.maxBytes {
-		t.Errorf("an answer over a quarter of the cache was kept (%d bytes)", c.bytes)
+	c.Put("huge", out(300)) // over a quarter of the cache: not kept
+	if _, ok := c.Get("huge"); ok || c.Bytes > c.MaxBytes {
+		t.Errorf("an answer over a quarter of the cache was kept (%d bytes)", c.Bytes)
 	}
 }
 
@@ -368,8 +373,8 @@ func TestMetrics_ExposesTheNamesTheREADMEDocuments(t *testing.T) {
 // it with a page or JSON and a status that is not 500, within the budget.
 func FuzzAdmission_Query(f *testing.F) {
 	s := newTestServer(f, Config{})
-	s.limiter.perSecond, s.limiter.burst = 1e9, 1e9 // the fuzzer is one very fast client
-	s.adm.budget.CPU, s.adm.budget.Wall = 50*time.Millisecond, 200*time.Millisecond
+	s.limiter.PerSecond, s.limiter.Burst = 1e9, 1e9 // the fuzzer is one very fast client
+	s.adm.Budget.CPU, s.adm.Budget.Wall = 50*time.Millisecond, 200*time.Millisecond
 	h := s.Handler()
 	for _, q := range []string{
 		"scenario=lost-ack",
@@ -414,12 +419,12 @@ func TestAdmission_BuiltinLessonStatesFitTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6
 	h := s.Handler()
 	for _, l := range course.Lessons {
 		for _, spec := range l.Playgrounds {
-			place := lessonPlace(l.Slug, spec, false)
-			for _, target := range []string{place.queryHref(place.home), place.queryHref(place.home) + "&fragment=1"} {
+			place := playurl.LessonPlace(l.Slug, spec, false)
+			for _, target := range []string{place.QueryHref(place.Home), place.QueryHref(place.Home) + "&fragment=1"} {
 				resp := do(t, h, "GET", target)
 				if resp.StatusCode != http.StatusOK {
 					b, _ := io.ReadAll(resp.Body)

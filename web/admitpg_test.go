@@ -37,10 +37,10 @@ func testLedgers(t testing.TB, size int) *playground.PostgresLedgers {
 // postgres-busy. Once the ledger is free, the same request succeeds.
 func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 	s := newTestServer(t, Config{Ledgers: testLedgers(t, 1)})
-	s.ledgerGate.queueWait = 10 * time.Millisecond
-	s.adm.budget.Wall = time.Minute // a loaded machine must not turn the 200s below into busy 503s
+	s.ledgerGate.QueueWait = 10 * time.Millisecond
+	s.adm.Budget.Wall = time.Minute // a loaded machine must not turn the 200s below into busy 503s
 	h := s.Handler()
-	release, err := s.ledgerGate.acquire(context.Background()) // another learner's run holds the ledger
+	release, err := s.ledgerGate.Acquire(context.Background()) // another learner's run holds the ledger
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,16 +64,16 @@ func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 	if resp := do(t, h, "GET", "/playground?"+raceQuery); resp.StatusCode != http.StatusOK {
 		t.Errorf("SQLite while the PostgreSQL pool is busy: %d, want 200", resp.StatusCode)
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("postgres-busy")); got != 3 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("postgres-busy")); got != 3 {
 		t.Errorf(`refusals{reason="postgres-busy"} = %v, want 3`, got)
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("busy")); got != 0 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("busy")); got != 0 {
 		t.Errorf(`refusals{reason="busy"} = %v, want 0: no slot was short`, got)
 	}
-	if got := testutil.ToFloat64(s.ledgerGate.inUse); got != 1 {
+	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != 1 {
 		t.Errorf("ledgers in use %v, want 1", got)
 	}
-	if n := s.adm.cache.len(); n != 1 {
+	if n := s.adm.Cache.Len(); n != 1 {
 		t.Errorf("%d answers cached, want only the SQLite one: a refusal is never kept", n)
 	}
 
@@ -85,7 +85,7 @@ func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 	if cur := document(t, resp).Find(testID("pg-ledger-switch") + ` [aria-current]`).Text(); !strings.Contains(cur, "PostgreSQL RC") {
 		t.Errorf("the retried page's current ledger is %q", cur)
 	}
-	if got := testutil.ToFloat64(s.ledgerGate.inUse); got != 0 {
+	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != 0 {
 		t.Errorf("ledgers in use after the run %v, want 0", got)
 	}
 }
@@ -94,19 +94,19 @@ func TestLedgerGate_BusyPoolAnswers503ThenTheRetrySucceeds(t *testing.T) {
 // runs as soon as the ledger is given back within its wait.
 func TestLedgerGate_AWaitingRunGetsTheFreedLedger(t *testing.T) {
 	s := newTestServer(t, Config{Ledgers: testLedgers(t, 1)})
-	s.ledgerGate.queueWait = time.Minute // only the release can end the wait
-	s.adm.budget.Wall = time.Minute
+	s.ledgerGate.QueueWait = time.Minute // only the release can end the wait
+	s.adm.Budget.Wall = time.Minute
 	h := s.Handler()
-	release, err := s.ledgerGate.acquire(context.Background())
+	release, err := s.ledgerGate.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan *http.Response, 1)
 	go func() { done <- do(t, h, "GET", "/api/v1/run?"+raceQuery+"&ledger=postgres-rr") }()
-	for s.ledgerGate.waiting.Load() == 0 {
+	for s.ledgerGate.Waiting.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if got := testutil.ToFloat64(s.metrics.runsInFlight); got != 0 {
+	if got := testutil.ToFloat64(s.metrics.RunsInFlight); got != 0 {
 		t.Errorf("a run waiting for a ledger holds %v slots, want 0", got)
 	}
 	release()
@@ -121,9 +121,9 @@ func TestLedgerGate_AWaitingRunGetsTheFreedLedger(t *testing.T) {
 // once, without waiting (its wait here would outlast the test).
 func TestLedgerGate_FullQueueRefusesAtOnce(t *testing.T) {
 	s := newTestServer(t, Config{Ledgers: testLedgers(t, 1)})
-	s.ledgerGate.queueWait = time.Hour
-	s.ledgerGate.maxWaiting = 0
-	release, err := s.ledgerGate.acquire(context.Background())
+	s.ledgerGate.QueueWait = time.Hour
+	s.ledgerGate.MaxWaiting = 0
+	release, err := s.ledgerGate.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +153,11 @@ func TestLedgerGate_Metrics(t *testing.T) {
 // pool until its deadline.
 func TestLedgerGate_ChecksTakeThePool(t *testing.T) {
 	s := exercisePostgresServer(t)
-	s.ledgerGate.queueWait = 10 * time.Millisecond
-	s.adm.budget.Wall = time.Minute
+	s.ledgerGate.QueueWait = 10 * time.Millisecond
+	s.adm.Budget.Wall = time.Minute
 	h := s.Handler()
 	form := url.Values{"exercise": {"race-check-then-insert"}, "handler": {"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"}, "ledger": {"postgres-rc"}}
-	release, err := s.ledgerGate.acquire(context.Background()) // a run holds one ledger of the 4
+	release, err := s.ledgerGate.Acquire(context.Background()) // a run holds one ledger of the 4
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,17 +166,17 @@ func TestLedgerGate_ChecksTakeThePool(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || doc.Find(testID("exercise-editor")).Text() != form.Get("handler") {
 		t.Errorf("a check while a run holds a ledger: %d, Retry-After %q; want the busy page keeping the handler", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if got := testutil.ToFloat64(s.metrics.refusals.WithLabelValues("postgres-busy")); got != 1 {
+	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("postgres-busy")); got != 1 {
 		t.Errorf(`refusals{reason="postgres-busy"} = %v, want 1`, got)
 	}
-	if got := testutil.ToFloat64(s.ledgerGate.inUse); got != 1 {
+	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != 1 {
 		t.Errorf("ledgers in use after the refused check %v, want the run's 1: a refusal gives back what it took", got)
 	}
 	release()
 
 	checkDone := make(chan *http.Response, 1)
 	go func() { checkDone <- postForm(t, h, "/api/v1/check", form) }()
-	for testutil.ToFloat64(s.ledgerGate.inUse) != float64(cap(s.ledgerGate.tickets)) {
+	for testutil.ToFloat64(s.ledgerGate.InUse) != float64(cap(s.ledgerGate.Tickets)) {
 		time.Sleep(time.Millisecond) // the check holds every ledger (else the test times out)
 	}
 	resp = <-checkDone

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"idemlab/web/admit"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"net/url"
 	"time"
@@ -20,13 +22,13 @@ import (
 // in flight, or a new one in a slot. Refusals are errors for the one error
 // path (busy 503, rate 429, both with Retry-After); a run over its budget is
 // an answer (422) that compute rendered.
-func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute computeFunc) error {
+func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
 	client, err := s.admitClient(r)
 	if err != nil {
 		return err
 	}
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.adm.run(s.onLedger(r), key, acceptsGzip(r.Header.Get("Accept-Encoding")), compute)
+	out, source, err := s.adm.Run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
 	if err != nil {
 		return err
 	}
@@ -34,28 +36,28 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute comput
 		// An expensive run's client pays for its CPU in tokens, and a run
 		// over its budget costs half a burst more: asking for too much is
 		// what an attacker does, and a learner rarely.
-		cost := float64(out.cpu / admissionCostUnit)
-		if out.refusal != "" {
-			cost += rateLimitBurst / 2
+		cost := float64(out.CPU / admit.AdmissionCostUnit)
+		if out.Refusal != "" {
+			cost += admit.RateLimitBurst / 2
 		}
 		if cost > 0 {
-			s.limiter.charge(client, cost)
+			s.limiter.Charge(client, cost)
 		}
 	}
-	if out.refusal != "" {
-		s.metrics.refused("budget")
+	if out.Refusal != "" {
+		s.metrics.Refused("budget")
 	}
-	out.write(w, r)
+	out.Write(w, r)
 	return nil
 }
 
 // admitClient takes a token from the request's client, or refuses it.
 func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.clientOf(r)
-	if ok, retry := s.limiter.take(client, 1); !ok {
-		s.metrics.refused("rate")
-		return client, &serverError{status: http.StatusTooManyRequests, retryAfter: retry,
-			message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+	client := s.limiter.ClientOf(r)
+	if ok, retry := s.limiter.Take(client, 1); !ok {
+		s.metrics.Refused("rate")
+		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
 	}
 	return client, nil
 }
@@ -69,21 +71,21 @@ type refusalView struct {
 }
 
 // refusedView is the playground of a run stopped at its budget.
-func refusedView(v *siteView, place pgPlace, state State, limit, message string) *playgroundView {
-	sc, _ := playground.LookupScenario(state.scenario) // the run looked it up already
+func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, message string) *playgroundView {
+	sc, _ := playground.LookupScenario(state.Scenario) // the run looked it up already
 	if sc == nil {
-		sc = &playground.Scenario{Name: state.scenario, Title: state.scenario}
+		sc = &playground.Scenario{Name: state.Scenario, Title: state.Scenario}
 	}
-	pv := &playgroundView{id: "playground", place: place, state: state, scenario: sc, spec: place.spec, at: -1}
-	if place.block != "" {
-		pv.id = place.block
+	pv := &playgroundView{id: "playground", place: place, state: state, scenario: sc, spec: place.Spec, at: -1}
+	if place.Block != "" {
+		pv.id = place.Block
 	}
-	pv.self = v.path(place.href(state))
-	pv.refusal = &refusalView{limit: limit, message: message, home: v.path(place.href(place.home))}
-	if len(state.events) > 1 {
+	pv.self = v.Path(place.Href(state))
+	pv.refusal = &refusalView{limit: limit, message: message, home: v.Path(place.Href(place.Home))}
+	if len(state.Events) > 1 {
 		prev := state
-		prev.events, prev.at = state.events[:len(state.events)-1], -1
-		pv.refusal.undo = v.path(place.href(prev))
+		prev.Events, prev.At = state.Events[:len(state.Events)-1], -1
+		pv.refusal.undo = v.Path(place.Href(prev))
 	}
 	return pv
 }
@@ -92,85 +94,85 @@ func refusedView(v *siteView, place pgPlace, state State, limit, message string)
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *State, draw func(*playgroundView) templ.Component) computeFunc {
-	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
+func (s *Server) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) admit.ComputeFunc {
+	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
 		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q, decoded)
-		out := &runOutput{status: http.StatusOK, contentType: htmlContentType}
+		out := &admit.Output{Status: http.StatusOK, ContentType: site.HtmlContentType}
 		if err == nil && pv.problem != nil {
-			out.status = http.StatusBadRequest
+			out.Status = http.StatusBadRequest
 		}
-		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
-			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
+		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
+			pv, out.Status, out.Refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
 		} else if err != nil {
 			return nil, err
 		}
-		buf := renderBuffers.take(s.adm.renderCap)
-		defer renderBuffers.release(buf)
-		err = renderInto(ctx, draw(pv), buf)
-		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok && out.refusal == "" {
-			pv, out.status, out.refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
-			err = renderInto(ctx, draw(pv), buf)
+		buf := site.RenderBuffers.Take(s.adm.RenderCap)
+		defer site.RenderBuffers.Release(buf)
+		err = site.RenderInto(ctx, draw(pv), buf)
+		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok && out.Refusal == "" {
+			pv, out.Status, out.Refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
+			err = site.RenderInto(ctx, draw(pv), buf)
 		}
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.observeRun(out.took)
+		out.Body, out.Took, out.CPU = form.Payload(buf.Bytes()), time.Since(start), used.CPU
+		s.metrics.ObserveRun(out.Took)
 		return out, nil
 	}
 }
 
-// renderInto renders c into buf, emptied first (a render buffer,
-// renderBuffers.take: it refuses to grow past its cap).
-func renderInto(ctx context.Context, c templ.Component, buf *cappedBuffer) error {
-	buf.Reset()
-	return c.Render(ctx, buf)
-}
-
-// inLayout is content drawn inside a layout (page, embedPage).
-func inLayout(layout, content templ.Component) templ.Component {
-	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		return layout.Render(templ.WithChildren(ctx, content), w)
-	})
-}
-
 // apiRunCompute runs an API request and encodes its trace; a run over its
 // budget, or a trace over renderCap, is a 422 whose error names the limit.
-func (s *Server) apiRunCompute(req playground.Request) computeFunc {
-	return func(ctx context.Context, b *playground.Budget, form answerForm) (*runOutput, error) {
+func (s *Server) apiRunCompute(req playground.Request) admit.ComputeFunc {
+	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
 		req.Budget, req.Usage = b, &used
 		tr, err := playground.Run(ctx, req)
-		out := &runOutput{status: http.StatusOK, contentType: jsonContentType}
-		buf := renderBuffers.take(s.adm.renderCap)
-		defer renderBuffers.release(buf)
+		out := &admit.Output{Status: http.StatusOK, ContentType: site.JsonContentType}
+		buf := site.RenderBuffers.Take(s.adm.RenderCap)
+		defer site.RenderBuffers.Release(buf)
 		if err == nil {
 			// As json.Marshal, then a newline; a trace over the cap is
 			// refused by buf.
 			err = json.NewEncoder(buf).Encode(tr)
 		}
-		if limit, msg, ok := budgetMessage(err, s.adm.renderCap); ok {
-			out.status, out.refusal = http.StatusUnprocessableEntity, limit
+		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
+			out.Status, out.Refusal = http.StatusUnprocessableEntity, limit
 			buf.Reset()
 			err = json.NewEncoder(&buf.Buffer).Encode(apiError{Error: msg, Field: "budget", Limit: limit})
 		}
 		if err != nil {
 			return nil, err
 		}
-		out.body, out.took, out.cpu = form.payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.observeRun(out.took)
+		out.Body, out.Took, out.CPU = form.Payload(buf.Bytes()), time.Since(start), used.CPU
+		s.metrics.ObserveRun(out.Took)
 		return out, nil
 	}
 }
 
 // isRefusal reports a *serverError the admission path made (busy, rate).
-func isRefusal(err error) (*serverError, bool) {
-	var se *serverError
-	if errors.As(err, &se) && se.retryAfter > 0 {
+func isRefusal(err error) (*site.Error, bool) {
+	var se *site.Error
+	if errors.As(err, &se) && se.RetryAfter > 0 {
 		return se, true
 	}
 	return nil, false
+}
+
+// onLedger returns r's context, carrying the ledger gate when r's run is on
+// a PostgreSQL ledger of this server (its ledger= names one).
+func (s *Server) onLedger(r *http.Request) context.Context {
+	ctx := r.Context()
+	if s.ledgerGate == nil {
+		return ctx
+	}
+	lg, err := playground.ParseLedger(r.URL.Query().Get(playurl.KeyLedger), s.ledgers)
+	if err != nil || lg.Postgres == nil {
+		return ctx // the run refuses the ledger itself, with a 400
+	}
+	return admit.WithLedgerGate(ctx, s.ledgerGate)
 }

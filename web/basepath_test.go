@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/site"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -89,13 +90,13 @@ func TestBasePath_EveryURLCarriesThePrefix(t *testing.T) {
 }
 
 func TestSiteHTML_PrefixesSitePathsOnly(t *testing.T) {
-	v := &siteView{base: "/learn"}
+	v := &site.View{Base: "/learn"}
 	in := `<a href="/lessons/a">a</a> <a href="//cdn.example/x">b</a> <a href="https://x.example/">c</a> <a href="#top">d</a><a href="/">e</a>`
 	want := `<a href="/learn/lessons/a">a</a> <a href="//cdn.example/x">b</a> <a href="https://x.example/">c</a> <a href="#top">d</a><a href="/learn/">e</a>`
-	if got := v.siteHTML(in); got != want {
+	if got := v.SiteHTML(in); got != want {
 		t.Errorf("siteHTML:\n got %s\nwant %s", got, want)
 	}
-	if got := (&siteView{}).siteHTML(in); got != in {
+	if got := (&site.View{}).SiteHTML(in); got != in {
 		t.Errorf("at the root siteHTML changed %s", got)
 	}
 }

@@ -33,7 +33,7 @@ func (d *discardWriter) Write(b []byte) (int, error) {
 func BenchmarkServeLesson(b *testing.B) {
 	s := newTestServer(b, Config{})
 	const slug = "why-twice"
-	body := s.site.Load().lessons[slug].identity.body
+	body := s.site.Load().lessons[slug].Identity.Body
 	files := fstest.MapFS{"lessons/" + slug + ".html": {Data: body, ModTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 
 	nsPerOp := map[string]float64{}

@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -103,7 +105,7 @@ func TestAcceptsGzip(t *testing.T) {
 		{"identity", false},
 	}
 	for _, tt := range tests {
-		if got := acceptsGzip(tt.header); got != tt.want {
+		if got := site.AcceptsGzip(tt.header); got != tt.want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
@@ -184,7 +186,7 @@ func TestServer_LessonPageWeight(t *testing.T) {
 			}
 			return body
 		}
-		doc, _ := goqueryDocument(get(lessonPath(l.Slug)))
+		doc, _ := goqueryDocument(get(playurl.LessonPath(l.Slug)))
 		doc.Find(`link[rel="stylesheet"], link[rel="icon"], script[src]`).Each(func(_ int, sel *goquerySelection) {
 			get(sel.AttrOr("href", sel.AttrOr("src", "")))
 		})
@@ -204,7 +206,7 @@ func TestServer_LessonPageWeight(t *testing.T) {
 // encoding, 304, gzip and ranges.
 func TestWriteBody_EveryKindOfBody(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6 // one test client asks for every kind of body, many times
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6 // one test client asks for every kind of body, many times
 	h := s.Handler()
 	for _, target := range []string{
 		"/lessons/why-twice",

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"strings"
@@ -25,23 +26,23 @@ func TestAnswerPayload_KeepsOneVariantApartFromTheBuffer(t *testing.T) {
 	}{{"gzip", true, true}, {"plain", false, false}} {
 		t.Run(tt.name, func(t *testing.T) {
 			buf := bytes.Clone(body)
-			p := answerPayload(buf, "s1-0", tt.gzip)
+			p := site.AnswerPayload(buf, "s1-0", tt.gzip)
 			clear(buf) // the render buffer is reused
-			if compressed := p.identity.body == nil; compressed != tt.compressed {
+			if compressed := p.Identity.Body == nil; compressed != tt.compressed {
 				t.Fatalf("held compressed only: %v, want %v", compressed, tt.compressed)
 			}
-			if tt.compressed && p.bytesHeld() != int64(len(p.gzip.body)) {
-				t.Errorf("bytesHeld %d, want the %d compressed bytes", p.bytesHeld(), len(p.gzip.body))
+			if tt.compressed && p.BytesHeld() != int64(len(p.Gzip.Body)) {
+				t.Errorf("bytesHeld %d, want the %d compressed bytes", p.BytesHeld(), len(p.Gzip.Body))
 			}
-			plain := p.plain()
-			if string(plain.body) != want || plain.etag[0] != `"s1-0"` {
-				t.Errorf("plain variant: %d bytes, ETag %v; want the body and \"s1-0\"", len(plain.body), plain.etag)
+			plain := p.Plain()
+			if string(plain.Body) != want || plain.Etag[0] != `"s1-0"` {
+				t.Errorf("plain variant: %d bytes, ETag %v; want the body and \"s1-0\"", len(plain.Body), plain.Etag)
 			}
-			gz := p.gzipped()
-			if gz == nil || gz.etag[0] != `"s1-0-gz"` {
+			gz := p.Gzipped()
+			if gz == nil || gz.Etag[0] != `"s1-0-gz"` {
 				t.Fatalf("gzip variant %v", gz)
 			}
-			zr, err := gzip.NewReader(bytes.NewReader(gz.body))
+			zr, err := gzip.NewReader(bytes.NewReader(gz.Body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,8 +51,8 @@ func TestAnswerPayload_KeepsOneVariantApartFromTheBuffer(t *testing.T) {
 			}
 		})
 	}
-	small := answerPayload([]byte("tiny"), "", true)
-	if string(small.plain().body) != "tiny" || small.gzipped() != nil {
+	small := site.AnswerPayload([]byte("tiny"), "", true)
+	if string(small.Plain().Body) != "tiny" || small.Gzipped() != nil {
 		t.Error("a body under minGzipSize was compressed")
 	}
 }
@@ -62,7 +63,7 @@ func TestAnswerPayload_KeepsOneVariantApartFromTheBuffer(t *testing.T) {
 // reused buffer, leave it intact.
 func TestRunCache_GzipAnswerServesEveryClient(t *testing.T) {
 	s := newTestServer(t, Config{})
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6
 	h := s.Handler()
 	const target = "/playground?scenario=lost-ack&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&fragment=1"
 	zipped := do(t, h, "GET", target, "Accept-Encoding", "gzip")
@@ -99,37 +100,7 @@ func TestRunCache_GzipAnswerServesEveryClient(t *testing.T) {
 	if ranged := do(t, h, "GET", target, "Range", "bytes=5-14"); readBody(t, ranged) != body[5:15] || ranged.StatusCode != http.StatusPartialContent {
 		t.Errorf("Range: %d", ranged.StatusCode)
 	}
-	if miss := testutil.ToFloat64(s.metrics.cache.WithLabelValues("miss")); miss != 4 {
+	if miss := testutil.ToFloat64(s.metrics.Cache.WithLabelValues("miss")); miss != 4 {
 		t.Errorf("%v runs; want 4 (each state once, answered from the cache after)", miss)
-	}
-}
-
-// The free lists keep at most their bound, and a render buffer grown past
-// maxKeptBuffer is not kept.
-func TestFreeList_Bounded(t *testing.T) {
-	l := newFreeList[int](2)
-	for i := range 5 {
-		l.put(i)
-	}
-	var got []int
-	for x, ok := l.get(); ok; x, ok = l.get() {
-		got = append(got, x)
-	}
-	if len(got) != 2 || got[0] != 0 || got[1] != 1 {
-		t.Errorf("kept %v, want [0 1]", got)
-	}
-
-	buffers := renderBufferList{newFreeList[*cappedBuffer](2)}
-	big := buffers.take(1 << 30)
-	big.Write(make([]byte, maxKeptBuffer+1))
-	buffers.release(big)
-	if _, ok := buffers.get(); ok {
-		t.Error("a render buffer over maxKeptBuffer was kept")
-	}
-	small := buffers.take(1 << 30)
-	small.WriteString("an answer")
-	buffers.release(small)
-	if b := buffers.take(10); b != small || b.Len() != 0 || b.max != 10 {
-		t.Errorf("took %p holding %d bytes, cap %d; want the released buffer %p, empty, with cap 10", b, b.Len(), b.max, small)
 	}
 }

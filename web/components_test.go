@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"idemlab/web/site"
 	"io"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func render(t *testing.T, c templ.Component) *goquery.Document {
 	return doc
 }
 
-func testView(t *testing.T) *siteView {
+func testView(t *testing.T) *site.View {
 	t.Helper()
 	s := newTestServer(t, Config{Version: "1.2.3"})
 	return s.site.Load().view
@@ -93,7 +94,7 @@ func TestPlaygroundBlock_WithoutCaptionOrExpectations(t *testing.T) {
 func TestLessonArticle_BodyOrderAndParts(t *testing.T) {
 	v := testView(t)
 	course := sampleCourse()
-	pos, _ := positionOf(course, "why-twice")
+	pos, _ := site.PositionOf(course, "why-twice")
 	doc := render(t, lessonArticle(v, course.Lessons[0], pos, false, nil))
 
 	// Body blocks keep document order: HTML, playground, HTML.
@@ -132,7 +133,7 @@ func TestLessonArticle_BodyOrderAndParts(t *testing.T) {
 func TestLessonArticle_EmbedLeavesOutNavigation(t *testing.T) {
 	v := testView(t)
 	course := sampleCourse()
-	pos, _ := positionOf(course, "idempotent")
+	pos, _ := site.PositionOf(course, "idempotent")
 	doc := render(t, lessonArticle(v, course.Lessons[1], pos, true, nil))
 	for _, id := range []string{"toc", "prev", "next", "pager", "done-toggle"} {
 		if doc.Find(testID(id)).Length() != 0 {
@@ -143,7 +144,7 @@ func TestLessonArticle_EmbedLeavesOutNavigation(t *testing.T) {
 
 func TestIndexPage_EmptyCourse(t *testing.T) {
 	v := testView(t)
-	v.course = &lessons.Course{}
+	v.Course = &lessons.Course{}
 	doc := render(t, indexPage(v))
 	if doc.Find(testID("lesson-list-empty")).Length() != 1 || doc.Find(testID("start")).Length() != 0 {
 		t.Error("an empty course should say so and offer no start button")
@@ -153,7 +154,7 @@ func TestIndexPage_EmptyCourse(t *testing.T) {
 func TestPage_LayoutParts(t *testing.T) {
 	v := testView(t)
 	doc := render(t, templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		return page(v, pageMeta{title: "T", section: "home"}).Render(templ.WithChildren(ctx, templ.Raw(`<main id="main">x</main>`)), w)
+		return site.Page(v, site.PageMeta{Title: "T", Section: "home"}).Render(templ.WithChildren(ctx, templ.Raw(`<main id="main">x</main>`)), w)
 	}))
 	if doc.Find(`a.skip-link[href="#main"]`).Length() != 1 || doc.Find("main#main").Length() != 1 {
 		t.Error("no skip link to main")
@@ -189,17 +190,17 @@ func TestPage_LayoutParts(t *testing.T) {
 }
 
 func TestPageHead_WorkshopAssetsOnlyWhereNeeded(t *testing.T) {
-	head := func(v *siteView, section string) (workshopJS, workshopCSS, named bool) {
+	head := func(v *site.View, section string) (workshopJS, workshopCSS, named bool) {
 		doc := render(t, templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-			return page(v, pageMeta{title: "T", section: section}).Render(templ.WithChildren(ctx, templ.Raw(`<main id="main">x</main>`)), w)
+			return site.Page(v, site.PageMeta{Title: "T", Section: section}).Render(templ.WithChildren(ctx, templ.Raw(`<main id="main">x</main>`)), w)
 		}))
 		meta := doc.Find(`meta[name="idemlab-workshop"]`)
-		named = meta.Length() == 1 && meta.AttrOr("content", "") == v.assets.URL("workshop.js") && meta.AttrOr("data-css", "") == v.assets.URL("workshop.css")
+		named = meta.Length() == 1 && meta.AttrOr("content", "") == v.Assets.URL("workshop.js") && meta.AttrOr("data-css", "") == v.Assets.URL("workshop.css")
 		return doc.Find(`script[src*="/workshop."]`).Length() == 1, doc.Find(`link[href*="/workshop."]`).Length() == 1, named
 	}
 	v := testView(t)
 	for _, on := range []bool{false, true} {
-		v.workshop = on
+		v.Workshop = on
 		if js, css, named := head(v, "lesson"); js || css || named != on {
 			t.Errorf("workshop mode %v, a lesson: workshop.js %v, workshop.css %v, named for a room's browser %v", on, js, css, named)
 		}
@@ -211,7 +212,7 @@ func TestPageHead_WorkshopAssetsOnlyWhereNeeded(t *testing.T) {
 
 func TestDurationText(t *testing.T) {
 	for minutes, want := range map[int]string{0: "0 min", 45: "45 min", 60: "1 h", 125: "2 h 5 min"} {
-		if got := durationText(minutes); got != want {
+		if got := site.DurationText(minutes); got != want {
 			t.Errorf("durationText(%d) = %q, want %q", minutes, got, want)
 		}
 	}

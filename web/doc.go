@@ -10,17 +10,18 @@
 // with a one-year immutable cache.
 //
 // Every body, pre-rendered or rendered per request, HTML or JSON, is written
-// by one function, writeBody (body.go): it negotiates gzip (Vary:
+// by one function, site.WriteBody (package site): it negotiates gzip (Vary:
 // Accept-Encoding, an ETag per encoding) and hands a 200 that may be stored
 // to http.ServeContent, which answers HEAD, If-None-Match and Range. A body
-// rendered per request is drawn into a reused buffer (bodypool.go) and
+// rendered per request is drawn into a reused buffer (site.RenderBuffers) and
 // kept as the one variant its request takes: compressed only, for a
 // request that takes gzip, and inflated for a later client that does not.
 //
 // Routes live in one list, Server.routes. Handlers have the signature
 // func(w, r) error and write nothing when they fail; what the visitor can
-// fix is a *serverError (notFoundf, invalidf, cannotRun, or one with its own
-// status and field). One function, serveError, answers every failure: classify
+// fix is a *site.Error (site.NotFoundf, site.Invalidf, site.CannotRun, or one
+// with its own status and field). One function, serveError, answers every
+// failure: site.Classify
 // turns the error into a status (the one place where a
 // *playground.InputError becomes a 400), a failure of ours is logged and
 // shown as a plain 500 (a client that went away is only noted), and the
@@ -31,8 +32,8 @@
 //
 // # Adding a page
 //
-// Render content that brings its own <main id="main"> inside page(v, meta)
-// (full site) or embedPage(v, meta) (iframes: no header, nav or footer; any
+// Render content that brings its own <main id="main"> inside site.Page(v, meta)
+// (full site) or site.EmbedPage(v, meta) (iframes: no header, nav or footer; any
 // path under /embed/ may be framed by Config.FrameAncestors). Use
 // .wide-main for a full-width main instead of the reading measure.
 //
@@ -73,8 +74,8 @@
 // by pglive_markup.go), in three places:
 // a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
 // /playground and /embed/playground. Its whole state is in the URL
-// (pgstate.go; written and read only by the codec in pgurl.go, which the
-// JSON API and counterexample links use too), so every control is a link or
+// (package playurl, whose codec is the only reader and writer of
+// playground URLs: links, forms, the JSON API, counterexample links), so every control is a link or
 // a GET form, the Back button is undo, and every state is a permalink:
 //
 //	/playground?scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&at=1&to=B

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,7 +25,7 @@ func TestDocCatalogue_MatchesTheTemplates(t *testing.T) {
 
 	literal := regexp.MustCompile(`data-testid="([^"]*)"`)
 	dynamic := regexp.MustCompile(`data-testid=\{([^}]*)\}`)
-	templs, _ := filepath.Glob("*.templ")
+	templs := webFiles(t, ".templ") // web and its feature packages
 	for _, file := range templs {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -42,7 +43,7 @@ func TestDocCatalogue_MatchesTheTemplates(t *testing.T) {
 		}
 	}
 
-	goFiles, _ := filepath.Glob("*.go")
+	goFiles := webFiles(t, ".go")
 	fset := token.NewFileSet()
 	for _, file := range goFiles {
 		if strings.HasSuffix(file, "_test.go") || strings.HasSuffix(file, "_templ.go") {
@@ -179,4 +180,27 @@ func goTestIDs(f *ast.File) []string {
 		return true
 	})
 	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+}
+
+// webFiles are the files of package web and of the packages under it
+// whose names end in ext, as paths relative to web/.
+func webFiles(t *testing.T, ext string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ext) {
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

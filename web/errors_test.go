@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"idemlab/playground"
+	"idemlab/web/site"
 	"io"
 	"log/slog"
 	"net/http"
@@ -119,7 +120,7 @@ func TestServer_InternalErrorIsLoggedNotShown(t *testing.T) {
 func TestServer_InvalidErrorShowsMessageAndAction(t *testing.T) {
 	s := newTestServer(t, Config{})
 	h := s.handle(func(http.ResponseWriter, *http.Request) error {
-		return invalidf(&link{Label: "Back to the start", Href: "/playground?scenario=lost-ack"}, "line 1: unknown event %q", "delivr")
+		return site.Invalidf(&site.Link{Label: "Back to the start", Href: "/playground?scenario=lost-ack"}, "line 1: unknown event %q", "delivr")
 	})
 	resp := do(t, h, "GET", "/x")
 	if resp.StatusCode != 400 {
@@ -137,7 +138,7 @@ func TestServer_InvalidErrorShowsMessageAndAction(t *testing.T) {
 func TestServer_ErrorPageFallback(t *testing.T) {
 	var logs bytes.Buffer
 	s := newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	s.errorContent = func(*siteView, errorView) templ.Component {
+	s.errorContent = func(*site.View, site.ErrorView) templ.Component {
 		return templ.ComponentFunc(func(context.Context, io.Writer) error { return errors.New("template broke") })
 	}
 	resp := do(t, s.Handler(), "GET", "/lessons/nope")
@@ -209,7 +210,7 @@ func TestServeError_APIAnswersJSON(t *testing.T) {
 	api := s.handle(func(http.ResponseWriter, *http.Request) error { return errors.New("disk on fire") })
 	resp := do(t, api, "GET", "/api/v1/x")
 	body := readBody(t, resp)
-	if resp.StatusCode != 500 || strings.Contains(body, "disk on fire") || !strings.Contains(body, `"error":"`+internalMessage+`"`) {
+	if resp.StatusCode != 500 || strings.Contains(body, "disk on fire") || !strings.Contains(body, `"error":"`+site.InternalMessage+`"`) {
 		t.Errorf("internal error: %d %s", resp.StatusCode, body)
 	}
 	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "disk on fire") {
@@ -231,8 +232,8 @@ func TestServeError_ClientWentAway(t *testing.T) {
 			cancel()
 			rec := httptest.NewRecorder()
 			s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", target, nil).WithContext(ctx))
-			if rec.Code != statusClientClosedRequest {
-				t.Errorf("status %d, want %d", rec.Code, statusClientClosedRequest)
+			if rec.Code != site.StatusClientClosedRequest {
+				t.Errorf("status %d, want %d", rec.Code, site.StatusClientClosedRequest)
 			}
 			if strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "the client went away") {
 				t.Errorf("want an INFO line and no ERROR:\n%s", logs.String())
@@ -243,7 +244,7 @@ func TestServeError_ClientWentAway(t *testing.T) {
 
 // TestClassify is the one table from an error to a status.
 func TestClassify(t *testing.T) {
-	back := &link{Label: "Back", Href: "/playground?scenario=lost-ack"}
+	back := &site.Link{Label: "Back", Href: "/playground?scenario=lost-ack"}
 	input := &playground.InputError{Field: "script", Msg: "event 2: unknown event"}
 	live := httptest.NewRequest("GET", "/", nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -256,24 +257,24 @@ func TestClassify(t *testing.T) {
 		status  int
 		message string
 		field   string
-		action  *link
+		action  *site.Link
 	}{
 		{"engine input", live, input, 400, "script: event 2: unknown event", "script", nil},
 		{"wrapped engine input", live, fmt.Errorf("running: %w", input), 400, "script: event 2: unknown event", "script", nil},
-		{"a link the playground cannot run", live, cannotRun(back, fmt.Errorf("running: %w", input)), 400, "The playground cannot run this link. script: event 2: unknown event", "script", back},
-		{"a run that failed on our side", live, cannotRun(back, errors.New("disk on fire")), 500, internalMessage, "", nil},
-		{"not found", live, notFoundf("no lesson %q", "x"), 404, `no lesson "x"`, "", nil},
-		{"invalid", live, invalidf(back, "at: bad"), 400, "at: bad", "", back},
-		{"a status of its own", live, &serverError{status: 429, message: "busy"}, 429, "busy", "", nil},
-		{"ours", live, errors.New("disk on fire"), 500, internalMessage, "", nil},
-		{"the client left", gone, fmt.Errorf("running: %w", context.Canceled), statusClientClosedRequest, "The request was cancelled before its answer was ready.", "", nil},
+		{"a link the playground cannot run", live, site.CannotRun(back, fmt.Errorf("running: %w", input)), 400, "The playground cannot run this link. script: event 2: unknown event", "script", back},
+		{"a run that failed on our side", live, site.CannotRun(back, errors.New("disk on fire")), 500, site.InternalMessage, "", nil},
+		{"not found", live, site.NotFoundf("no lesson %q", "x"), 404, `no lesson "x"`, "", nil},
+		{"invalid", live, site.Invalidf(back, "at: bad"), 400, "at: bad", "", back},
+		{"a status of its own", live, &site.Error{Status: 429, Message: "busy"}, 429, "busy", "", nil},
+		{"ours", live, errors.New("disk on fire"), 500, site.InternalMessage, "", nil},
+		{"the client left", gone, fmt.Errorf("running: %w", context.Canceled), site.StatusClientClosedRequest, "The request was cancelled before its answer was ready.", "", nil},
 		{"input, though the client left", gone, input, 400, "script: event 2: unknown event", "script", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := classify(tt.r, tt.err)
-			if got.status != tt.status || got.message != tt.message || got.field != tt.field || got.action != tt.action {
-				t.Errorf("classify = %d %q field %q action %v; want %d %q field %q action %v", got.status, got.message, got.field, got.action, tt.status, tt.message, tt.field, tt.action)
+			got := site.Classify(tt.r, tt.err)
+			if got.Status != tt.status || got.Message != tt.message || got.Field != tt.field || got.Action != tt.action {
+				t.Errorf("classify = %d %q field %q action %v; want %d %q field %q action %v", got.Status, got.Message, got.Field, got.Action, tt.status, tt.message, tt.field, tt.action)
 			}
 		})
 	}

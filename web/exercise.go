@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"runtime"
 	"strings"
@@ -95,7 +97,7 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // it becomes a result with Error set, not a server error.
 func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
 	if lg.Postgres != nil && c.s.ledgerGate != nil {
-		release, err := c.s.ledgerGate.acquireAll(ctx) // admitpg.go
+		release, err := c.s.ledgerGate.AcquireAll(ctx) // admitpg.go
 		if _, busy := isRefusal(err); busy {
 			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
 		}
@@ -123,12 +125,12 @@ func (c *exerciseChecker) inSlot(ctx context.Context, run func(context.Context) 
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		c.s.metrics.refused("busy")
+		c.s.metrics.Refused("busy")
 		return 0, errCheckBusy
 	}
-	c.s.metrics.runsInFlight.Inc()
+	c.s.metrics.RunsInFlight.Inc()
 	defer func() {
-		c.s.metrics.runsInFlight.Dec()
+		c.s.metrics.RunsInFlight.Dec()
 		<-c.slots
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -136,7 +138,7 @@ func (c *exerciseChecker) inSlot(ctx context.Context, run func(context.Context) 
 	start := time.Now()
 	err := run(ctx)
 	took := time.Since(start)
-	c.s.metrics.observeCheck(took)
+	c.s.metrics.ObserveCheck(took)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return took, fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
 	}
@@ -155,7 +157,7 @@ type checkInput struct {
 // 400 whose message is for the learner and whose field names the form field.
 func readCheckForm(w http.ResponseWriter, r *http.Request) (checkInput, error) {
 	bad := func(field, format string, args ...any) error {
-		return &serverError{status: http.StatusBadRequest, field: field, message: fmt.Sprintf(format, args...)}
+		return &site.Error{Status: http.StatusBadRequest, Field: field, Message: fmt.Sprintf(format, args...)}
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, exerciseBodyLimit)
 	if err := r.ParseForm(); err != nil {
@@ -190,7 +192,7 @@ func setBusy(w http.ResponseWriter) {
 // servePage shows one exercise on its own page at its start.
 func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) error {
 	v := c.s.site.Load().view
-	l, spec := findExercise(v.course, r.PathValue("id"))
+	l, spec := findExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
@@ -217,7 +219,7 @@ func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) erro
 // with the learner's text kept and the result under the editor.
 func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request) error {
 	v := c.s.site.Load().view
-	l, spec := findExercise(v.course, r.PathValue("id"))
+	l, spec := findExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
@@ -258,13 +260,13 @@ func checkFailed(spec *lessons.ExerciseSpec, err error) error {
 }
 
 func unknownExercise(id string) error {
-	return notFoundf("There is no exercise called “%s”. Exercises are at the end of the lessons; pick one from the course.", english.Truncate(id, 80))
+	return site.NotFoundf("There is no exercise called “%s”. Exercises are at the end of the lessons; pick one from the course.", english.Truncate(id, 80))
 }
 
-func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *siteView, l *lessons.Lesson, ev *exerciseView, status int) error {
-	pos, _ := positionOf(v.course, l.Slug)
-	meta := pageMeta{title: "Exercise: " + exerciseTitle(ev.spec), description: ev.spec.Goal, canonical: exercisePath(ev.spec.ID), section: "lesson"}
-	return writeHTML(w, r, status, noStore, page(v, meta), exercisePage(v, l, pos, ev))
+func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, ev *exerciseView, status int) error {
+	pos, _ := site.PositionOf(v.Course, l.Slug)
+	meta := site.PageMeta{Title: "Exercise: " + exerciseTitle(ev.spec), Description: ev.spec.Goal, Canonical: exercisePath(ev.spec.ID), Section: "lesson"}
+	return site.WriteHTML(w, r, status, site.NoStore, site.Page(v, meta), exercisePage(v, l, pos, ev))
 }
 
 // ----- POST /api/v1/check -----
@@ -299,7 +301,7 @@ type ReportedCounterexample struct {
 func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 	r := CheckReport{CheckResult: res}
 	if ce := res.Counterexample; ce != nil {
-		_, query, _ := strings.Cut(counterexampleHref(ce, source, res.Exercise), "?")
+		_, query, _ := strings.Cut(playurl.CounterexampleHref(ce, source, res.Exercise), "?")
 		r.Counterexample = &ReportedCounterexample{Counterexample: ce, Query: query}
 	}
 	return r
@@ -314,16 +316,16 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	v := c.s.site.Load().view
 	in, err := readCheckForm(w, r)
 	id := r.PostForm.Get("exercise")
-	_, spec := findExercise(v.course, id)
+	_, spec := findExercise(v.Course, id)
 	switch {
 	case in.unreadable:
 		return err
 	case strings.TrimSpace(id) == "":
-		return &serverError{status: http.StatusBadRequest, field: "exercise", message: "exercise: missing; send exercise=ID and handler=SQL as a form"}
+		return &site.Error{Status: http.StatusBadRequest, Field: "exercise", Message: "exercise: missing; send exercise=ID and handler=SQL as a form"}
 	case spec == nil:
-		return &serverError{status: http.StatusNotFound, field: "exercise", message: fmt.Sprintf("exercise: there is no exercise called %q", english.Truncate(id, 80))}
+		return &site.Error{Status: http.StatusNotFound, Field: "exercise", Message: fmt.Sprintf("exercise: there is no exercise called %q", english.Truncate(id, 80))}
 	case spec.IsInverse():
-		return &serverError{status: http.StatusBadRequest, field: "exercise", message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, exerciseCheckPath(spec.ID))}
+		return &site.Error{Status: http.StatusBadRequest, Field: "exercise", Message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, exerciseCheckPath(spec.ID))}
 	case err != nil:
 		return err
 	}
@@ -338,7 +340,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	switch {
 	case errors.Is(err, errCheckBusy):
 		setBusy(w)
-		return &serverError{status: http.StatusTooManyRequests, message: "every checker is busy; try again in a second"}
+		return &site.Error{Status: http.StatusTooManyRequests, Message: "every checker is busy; try again in a second"}
 	case err != nil:
 		return checkFailed(spec, err)
 	}
@@ -349,10 +351,10 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	}
 	resp := checkResponse{CheckReport: NewCheckReport(res, in.handler), HTML: frag.String()}
 	if ce := res.Counterexample; ce != nil {
-		resp.Playground = v.path(counterexampleHref(ce, in.handler, spec.ID))
+		resp.Playground = v.Path(playurl.CounterexampleHref(ce, in.handler, spec.ID))
 	}
 	setServerTiming(w, took)
-	return writeJSON(w, r, http.StatusOK, noStore, resp)
+	return site.WriteJSON(w, r, http.StatusOK, site.NoStore, resp)
 }
 
 // ----- Views -----

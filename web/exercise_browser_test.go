@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"idemlab/web/playurl"
 	"log/slog"
 	"net/http/httptest"
 	"strconv"
@@ -100,7 +101,7 @@ func TestBrowser_ExerciseFromCounterexampleToPass(t *testing.T) {
 	srv := exServe(t)
 	spec := builtinExercise(t, "dedupe-credit")
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
-	lesson := lessonPath(spec.Lesson)
+	lesson := playurl.LessonPath(spec.Lesson)
 
 	run(t, ctx,
 		browsertest.ColorScheme("light"),
@@ -228,7 +229,7 @@ func TestBrowser_ExerciseWithoutJavaScript(t *testing.T) {
 		browsertest.DisableJavaScript(),
 		browsertest.ColorScheme("light"),
 		chromedp.EmulateViewport(exPhoneWidth, exPhoneHeight, chromedp.EmulateMobile),
-		chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"#ex-"+spec.ID),
+		chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
 	if n := eval[int](t, ctx, `document.querySelectorAll('`+sel+` [data-testid="exercise-hint"]').length`); n != len(spec.Hints) {

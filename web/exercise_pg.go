@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"idemlab/web/site"
 	"net/http"
 	"strconv"
 
@@ -33,7 +34,7 @@ func (s *Server) checkLedger(r *http.Request) (playground.Ledger, string, error)
 	if err != nil {
 		var ie *playground.InputError
 		if errors.As(err, &ie) {
-			return lg, "", &serverError{status: http.StatusBadRequest, field: "ledger", message: "ledger: " + ie.Msg}
+			return lg, "", &site.Error{Status: http.StatusBadRequest, Field: "ledger", Message: "ledger: " + ie.Msg}
 		}
 		return lg, "", err
 	}
@@ -51,8 +52,8 @@ type ledgerOption struct {
 
 // exerciseLedgerOptions is the form's choice of ledger, current selected;
 // nil when the server has no PostgreSQL ledgers.
-func exerciseLedgerOptions(v *siteView, current string) []ledgerOption {
-	if v.ledgers == nil {
+func exerciseLedgerOptions(v *site.View, current string) []ledgerOption {
+	if v.Ledgers == nil {
 		return nil
 	}
 	var out []ledgerOption

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"log/slog"
 	"net/http"
@@ -116,7 +118,7 @@ func checkResultFor(t testing.TB, spec *lessons.ExerciseSpec, handler string) *p
 // ----- Components -----
 
 func TestExerciseBlock_HasEveryPart(t *testing.T) {
-	v := &siteView{course: builtinCourse(t), assets: testView(t).assets}
+	v := &site.View{Course: builtinCourse(t), Assets: testView(t).Assets}
 	spec := builtinExercise(t, "dedupe-credit")
 	doc := render(t, ExerciseBlock(v, startExercise(spec, false)))
 
@@ -249,7 +251,7 @@ func TestExerciseBlock_EscapesTheLearnersText(t *testing.T) {
 
 func TestExerciseMark_OnlyForLessonsWithExercises(t *testing.T) {
 	course := builtinCourse(t)
-	doc := render(t, indexPage(&siteView{course: course, assets: testView(t).assets}))
+	doc := render(t, indexPage(&site.View{Course: course, Assets: testView(t).Assets}))
 	marks := doc.Find(testID("exercise-mark"))
 	want := 0
 	for _, l := range course.Lessons {
@@ -386,7 +388,7 @@ func TestCheckForm_RendersTheResultPage(t *testing.T) {
 			if doc.Find(testID(tc.testid)).Length() == 0 {
 				t.Errorf("no %s", tc.testid)
 			}
-			if got := doc.Find(testID("exercise-lesson")+" a").AttrOr("href", ""); got != lessonPath(spec.Lesson)+"#ex-"+spec.ID {
+			if got := doc.Find(testID("exercise-lesson")+" a").AttrOr("href", ""); got != playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID {
 				t.Errorf("link back to the lesson = %q", got)
 			}
 		})
@@ -474,8 +476,8 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 	s := exerciseServer(t)
 	h := s.Handler()
 	spec := builtinExercise(t, "dedupe-credit")
-	pagesBefore := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", lessonPath(spec.Lesson)))}
-	site := s.site.Load()
+	pagesBefore := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))}
+	cur := s.site.Load()
 	for _, handler := range []string{spec.Start, spec.Solution} {
 		for _, target := range []string{"/api/v1/check", "/exercises/" + spec.ID + "/check"} {
 			form := url.Values{"exercise": {spec.ID}, "handler": {handler}}
@@ -493,10 +495,10 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 			}
 		}
 	}
-	if s.site.Load() != site {
+	if s.site.Load() != cur {
 		t.Error("a check changed the rendered site")
 	}
-	pagesAfter := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", lessonPath(spec.Lesson)))}
+	pagesAfter := []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))}
 	for i := range pagesBefore {
 		if pagesBefore[i] != pagesAfter[i] {
 			t.Errorf("page %d changed after the checks", i)
@@ -507,7 +509,7 @@ func TestCheck_ReplayedPostIsIdentical(t *testing.T) {
 func TestLessonPage_ShowsItsExercise(t *testing.T) {
 	h := exerciseServer(t).Handler()
 	for _, spec := range builtinCourse(t).Exercises() {
-		doc := document(t, do(t, h, "GET", lessonPath(spec.Lesson)))
+		doc := document(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson)))
 		ex := doc.Find(`[data-testid="lesson-body"] [data-exercise="` + spec.ID + `"]`)
 		if ex.Length() != 1 {
 			t.Errorf("%s: lesson %s shows the exercise %d times", spec.ID, spec.Lesson, ex.Length())
@@ -526,7 +528,7 @@ func TestLessonPage_ShowsItsExercise(t *testing.T) {
 		if spec.ID == "dedupe-retention" && (!strings.Contains(rules, "Separately, it tries") || !strings.Contains(rules, "Storage is bounded: once the handler runs 192 ticks")) {
 			t.Errorf("%s: the page does not state its overlap and storage bounds: %q", spec.ID, rules)
 		}
-		embed := document(t, do(t, h, "GET", embedPath(spec.Lesson)))
+		embed := document(t, do(t, h, "GET", playurl.EmbedPath(spec.Lesson)))
 		if embed.Find(`[data-exercise="`+spec.ID+`"] form`).AttrOr("target", "") != "_blank" {
 			t.Errorf("%s: the embed's form does not open its result outside the iframe", spec.ID)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"net/url"
 	"slices"
@@ -56,7 +58,7 @@ func (o *breakOutcome) state() string {
 
 // serveBreakForm checks a learner's breaking script: the form of an
 // inverse exercise, without JavaScript.
-func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *siteView, l *lessons.Lesson, spec *lessons.ExerciseSpec) error {
+func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, spec *lessons.ExerciseSpec) error {
 	r.Body = http.MaxBytesReader(w, r.Body, exerciseBodyLimit)
 	ev := &exerciseView{spec: spec}
 	notice := func(status int, text string) error {
@@ -109,20 +111,20 @@ func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request,
 // exercise's scenario with the handler to break (and, for a built-in one,
 // the scenario's other handlers beside it).
 func breakHref(spec *lessons.ExerciseSpec, events []playground.Event) string {
-	s := State{scenario: spec.Scenarios[0], events: events, at: -1, exercise: spec.ID}
-	sc, _ := playground.LookupScenario(s.scenario)
+	s := playurl.State{Scenario: spec.Scenarios[0], Events: events, At: -1, Exercise: spec.ID}
+	sc, _ := playground.LookupScenario(s.Scenario)
 	switch {
 	case spec.BreakHandler != "":
-		s.custom = spec.BreakHandler
+		s.Custom = spec.BreakHandler
 		if sc != nil {
-			s.handlers = beside(sc.Handlers)
+			s.Handlers = playurl.Beside(sc.Handlers)
 		}
 	case sc != nil && slices.Contains(sc.Handlers, spec.Break):
-		s.handlers = sc.Handlers
+		s.Handlers = sc.Handlers
 	default:
-		s.handlers = []string{spec.Break}
+		s.Handlers = []string{spec.Break}
 	}
-	return fullSizeHref(s)
+	return playurl.FullSizeHref(s)
 }
 
 // breakBackQuery is the query that brings a replayed script back into an

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/playurl"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestBrowser_InverseLearnerBreaksTheHandler(t *testing.T) {
 
 	run(t, ctx,
 		browsertest.ColorScheme("light"),
-		chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"#ex-"+spec.ID),
+		chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID),
 		chromedp.WaitVisible(chromedp.CSS(area)),
 	)
 	if eval[bool](t, ctx, `!!document.querySelector('`+sel+` [data-testid="inverse-shortest"]')`) {
@@ -131,7 +132,7 @@ func TestBrowser_InverseLessonsRead(t *testing.T) {
 		for _, width := range []int64{1280, exPhoneWidth} {
 			run(t, ctx,
 				chromedp.EmulateViewport(width, 900),
-				chromedp.Navigate(srv.URL+lessonPath(slug)),
+				chromedp.Navigate(srv.URL+playurl.LessonPath(slug)),
 				chromedp.WaitVisible(chromedp.CSS(`[data-testid="lesson-body"]`)),
 			)
 			if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > int(width) {

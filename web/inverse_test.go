@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"net/url"
 	"strings"
 	"testing"
@@ -150,10 +151,10 @@ func TestInverse_CheckIsIdempotent(t *testing.T) {
 	h := s.Handler()
 	spec := builtinExercise(t, "break-message-id")
 	pages := func() []string {
-		return []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", lessonPath(spec.Lesson))), readBody(t, do(t, h, "GET", exercisePath(spec.ID)))}
+		return []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson))), readBody(t, do(t, h, "GET", exercisePath(spec.ID)))}
 	}
 	before := pages()
-	site := s.site.Load()
+	cur := s.site.Load()
 	for _, form := range []url.Values{
 		{"script": {"deliver msg-1; deliver msg-2"}},
 		{"script": {"deliver msg-1"}, "reveal": {"shortest"}},
@@ -168,7 +169,7 @@ func TestInverse_CheckIsIdempotent(t *testing.T) {
 			t.Errorf("%v: Set-Cookie %q, Cache-Control %q", form, first.Header.Get("Set-Cookie"), first.Header.Get("Cache-Control"))
 		}
 	}
-	if s.site.Load() != site {
+	if s.site.Load() != cur {
 		t.Error("a check changed the rendered site")
 	}
 	for i, after := range pages() {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/site"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -81,12 +82,12 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 && r.Context().Err() != nil {
-			rec.status = statusClientClosedRequest
+			rec.status = site.StatusClientClosedRequest
 		}
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
-		s.metrics.request(r.Pattern, rec.status)
+		s.metrics.Request(r.Pattern, rec.status)
 		level := slog.LevelInfo
 		switch {
 		case r.Context().Err() != nil:

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,23 +39,6 @@ const (
 	oembedMinSize                                 = 200
 )
 
-// oembedHref is the discovery link of a page: the endpoint asked about
-// the page's canonical address (absolute when the public URL is known,
-// else a site path, which the endpoint resolves against its own origin).
-func (v *siteView) oembedHref(m pageMeta) string {
-	target := v.absolute(m.canonical)
-	if target == "" {
-		target = v.path(m.canonical)
-	}
-	return v.path("/oembed?format=json&url=" + url.QueryEscape(target))
-}
-
-// embeddable reports that a page has an embedded view: a lesson or a
-// playground state.
-func (m pageMeta) embeddable() bool {
-	return strings.HasPrefix(m.canonical, "/lessons/") || strings.HasPrefix(m.canonical, "/playground?")
-}
-
 // serveOEmbed answers GET /oembed?url=…&format=json[&maxwidth=…&maxheight=…].
 // As the specification asks: 404 for a URL it has nothing for, 501 for a
 // format other than json, 400 for other bad parameters; errors are JSON
@@ -61,7 +46,7 @@ func (m pageMeta) embeddable() bool {
 func (s *Server) serveOEmbed(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if f := q.Get("format"); f != "" && f != "json" {
-		return &serverError{status: http.StatusNotImplemented, message: fmt.Sprintf("format %q: only json is offered", english.Truncate(f, 20)), field: "format"}
+		return &site.Error{Status: http.StatusNotImplemented, Message: fmt.Sprintf("format %q: only json is offered", english.Truncate(f, 20)), Field: "format"}
 	}
 	origin := s.origin
 	if origin == "" {
@@ -69,7 +54,7 @@ func (s *Server) serveOEmbed(w http.ResponseWriter, r *http.Request) error {
 	}
 	resp, status, err := s.oembedFor(q.Get("url"), origin)
 	if err != nil {
-		return &serverError{status: status, message: err.Error(), field: "url"}
+		return &site.Error{Status: status, Message: err.Error(), Field: "url"}
 	}
 	for _, p := range []struct {
 		name string
@@ -78,20 +63,20 @@ func (s *Server) serveOEmbed(w http.ResponseWriter, r *http.Request) error {
 		if raw := q.Get(p.name); raw != "" {
 			n, err := strconv.Atoi(raw)
 			if err != nil || n < oembedMinSize {
-				return &serverError{status: http.StatusBadRequest, message: fmt.Sprintf("%s %q: want a number of pixels, at least %d", p.name, english.Truncate(raw, 20), oembedMinSize), field: p.name}
+				return &site.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("%s %q: want a number of pixels, at least %d", p.name, english.Truncate(raw, 20), oembedMinSize), Field: p.name}
 			}
 			*p.size = min(*p.size, n)
 		}
 	}
 	resp.HTML = embedSnippet(origin, resp.HTML, resp.Title, resp.Width, resp.Height)
-	return writeJSON(w, r, http.StatusOK, revalidate, resp)
+	return site.WriteJSON(w, r, http.StatusOK, site.Revalidate, resp)
 }
 
 // oembedFor resolves a page address of this site to its embed. The
 // returned response's HTML holds the embed's site path until embedSnippet.
 func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 	v := s.site.Load().view
-	resp := oembedResponse{Version: "1.0", Type: "rich", ProviderName: siteName, ProviderURL: origin + v.path("/")}
+	resp := oembedResponse{Version: "1.0", Type: "rich", ProviderName: site.SiteName, ProviderURL: origin + v.Path("/")}
 	if raw == "" {
 		return resp, http.StatusBadRequest, fmt.Errorf("url: missing; pass url=ADDRESS of a lesson or playground")
 	}
@@ -111,17 +96,17 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 	switch {
 	case strings.HasPrefix(path, "/lessons/"):
 		slug := strings.TrimPrefix(path, "/lessons/")
-		pos, ok := positionOf(v.course, slug)
+		pos, ok := site.PositionOf(v.Course, slug)
 		if !ok {
 			return resp, http.StatusNotFound, fmt.Errorf("url %q: there is no lesson %q", english.Truncate(raw, 80), english.Truncate(slug, 40))
 		}
-		resp.Title, resp.Width, resp.Height = pos.lesson.Title, oembedLessonWidth, oembedLessonHeight
-		resp.HTML = embedPath(slug) + query
+		resp.Title, resp.Width, resp.Height = pos.Lesson.Title, oembedLessonWidth, oembedLessonHeight
+		resp.HTML = playurl.EmbedPath(slug) + query
 		if u.Fragment != "" {
 			resp.HTML += "#" + url.PathEscape(u.Fragment)
 		}
 	case path == "/playground":
-		sc, err := playground.LookupScenario(u.Query().Get(keyScenario))
+		sc, err := playground.LookupScenario(u.Query().Get(playurl.KeyScenario))
 		if err != nil {
 			return resp, http.StatusNotFound, fmt.Errorf("url %q: %v", english.Truncate(raw, 80), err)
 		}
@@ -130,7 +115,7 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 	default:
 		return resp, http.StatusNotFound, fmt.Errorf("url %q: only lessons and playgrounds can be embedded", english.Truncate(raw, 80))
 	}
-	resp.HTML = v.path(resp.HTML)
+	resp.HTML = v.Path(resp.HTML)
 	return resp, http.StatusOK, nil
 }
 

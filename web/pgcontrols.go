@@ -1,6 +1,8 @@
 package web
 
 import (
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"slices"
 	"strconv"
 
@@ -54,7 +56,7 @@ type controlsView struct {
 	Broker                                  []actionLink
 	Handlers                                []handlerChoice
 	FormAction                              string
-	StateFields                             []hiddenField // every field of the state
+	StateFields                             []playurl.Field // every field of the state
 	RetentionTicks                          int64
 
 	refused map[string]string // probed event text → the engine's reason for refusing it
@@ -63,22 +65,22 @@ type controlsView struct {
 // controlsProbe asks the engine which of the controls' events it would
 // refuse at the state's cursor: a control that would only add a skipped
 // event is shown disabled, with the engine's reason.
-func controlsProbe(sc *playground.Scenario, s State) *playground.Probe {
-	evs := s.events
+func controlsProbe(sc *playground.Scenario, s playurl.State) *playground.Probe {
+	evs := s.Events
 	if evs == nil { // the run plays the scenario's default script
 		evs = sc.DefaultEvents()
 	}
-	return &playground.Probe{At: s.cursor(len(evs)), Events: probedEvents(sc, s)}
+	return &playground.Probe{At: s.Cursor(len(evs)), Events: probedEvents(sc, s)}
 }
 
 // probedEvents are the events the message and worker controls add: those
 // of the control panels drawn (a closed panel's controls are not).
-func probedEvents(sc *playground.Scenario, s State) []playground.Event {
-	workers, broker := s.open.has(moreWorkers), s.open.has(moreBroker)
+func probedEvents(sc *playground.Scenario, s playurl.State) []playground.Event {
+	workers, broker := s.Open.Has(playurl.MoreWorkers), s.Open.Has(playurl.MoreBroker)
 	var out []playground.Event
 	for _, m := range sc.Messages {
 		for _, kind := range []string{playground.EventDeliver, playground.EventRedeliver, playground.EventPublish, playground.EventRedrive} {
-			out = append(out, playground.Event{Kind: kind, Message: m.ID, Worker: s.to})
+			out = append(out, playground.Event{Kind: kind, Message: m.ID, Worker: s.To})
 		}
 		if !workers {
 			continue
@@ -108,7 +110,7 @@ var partitionEvents = []playground.Event{{Kind: playground.EventPoll}, {Kind: pl
 
 // refusals maps each probed event (canonical text) to the engine's reason
 // for refusing it; events it would act on are absent.
-func refusals(sc *playground.Scenario, s State, tr *playground.Trace) map[string]string {
+func refusals(sc *playground.Scenario, s playurl.State, tr *playground.Trace) map[string]string {
 	evs := probedEvents(sc, s)
 	if len(tr.Refusals) != len(evs) {
 		return nil // not probed: every control stays enabled
@@ -124,20 +126,20 @@ func refusals(sc *playground.Scenario, s State, tr *playground.Trace) map[string
 
 // offer is the link to the state after ev, or a disabled control saying
 // why the engine would refuse ev.
-func (c *controlsView) offer(l actionLink, ev playground.Event, href func(State) string, s State) actionLink {
+func (c *controlsView) offer(l actionLink, ev playground.Event, href func(playurl.State) string, s playurl.State) actionLink {
 	if why := c.refused[ev.String()]; why != "" {
 		l.Reason = why
 		return l
 	}
-	l.Href = href(s.appendEvent(ev))
+	l.Href = href(s.AppendEvent(ev))
 	return l
 }
 
-func newControls(v *siteView, pv *playgroundView) controlsView {
+func newControls(v *site.View, pv *playgroundView) controlsView {
 	p, s, at, total := pv.place, pv.state, pv.at, pv.total
-	href := func(next State) string { return v.path(p.href(next)) }
+	href := func(next playurl.State) string { return v.Path(p.Href(next)) }
 	c := controlsView{
-		FormAction:     v.path(p.path),
+		FormAction:     v.Path(p.Path),
 		Truncates:      total - at,
 		RetentionTicks: pv.scenario.Settings.RetentionTicks,
 		refused:        refusals(pv.scenario, s, pv.trace),
@@ -147,31 +149,31 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 	c.StartOver = actionLink{Label: "Before any event", Key: "Home", Title: "Show the ledgers before the first event; adding an event from here starts a new script", TestID: "pg-start-over"}
 	c.Latest = actionLink{Label: "Latest", Key: "End", Title: "Show the state after the last event", TestID: "pg-latest"}
 	if at > 0 {
-		c.Back.Href = href(s.withAt(at-1, total))
-		c.StartOver.Href = href(s.withAt(0, total))
+		c.Back.Href = href(s.WithAt(at-1, total))
+		c.StartOver.Href = href(s.WithAt(0, total))
 	}
 	if at < total {
-		c.Forward.Href = href(s.withAt(at+1, total))
-		c.Latest.Href = href(s.withAt(total, total))
+		c.Forward.Href = href(s.WithAt(at+1, total))
+		c.Latest.Href = href(s.WithAt(total, total))
 	}
 	c.Reset = actionLink{Label: "Reset", Key: "0", Title: "Back to where this playground started", TestID: "pg-reset"}
-	if !s.equal(p.home) {
-		c.Reset.Href = href(p.home)
+	if !s.Equal(p.Home) {
+		c.Reset.Href = href(p.Home)
 	}
 	c.Undo = actionLink{Label: "Undo", Key: "u", Title: "Go back to the previous state (the browser's Back button)"}
 
 	// Which worker the delivery controls name.
 	any := s
-	any.to = ""
-	c.Targets = append(c.Targets, actionLink{Label: "first idle", Href: href(any), Current: s.to == "", Title: "Let the broker pick the first idle worker"})
+	any.To = ""
+	c.Targets = append(c.Targets, actionLink{Label: "first idle", Href: href(any), Current: s.To == "", Title: "Let the broker pick the first idle worker"})
 	for _, w := range pv.scenario.Workers {
 		next := s
-		next.to = w
-		c.Targets = append(c.Targets, actionLink{Label: w, Href: href(next), Current: s.to == w, Title: "Deliveries go to worker " + w})
+		next.To = w
+		c.Targets = append(c.Targets, actionLink{Label: w, Href: href(next), Current: s.To == w, Title: "Deliveries go to worker " + w})
 	}
 
 	// Per message: deliver, redeliver, publish again, start on W, expire.
-	evs := s.events
+	evs := s.Events
 	if at > len(evs) {
 		at = len(evs)
 	}
@@ -194,7 +196,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 	for i := range pv.messages {
 		m := &pv.messages[i]
 		ev := func(kind string) playground.Event {
-			return playground.Event{Kind: kind, Message: m.ID, Worker: s.to}
+			return playground.Event{Kind: kind, Message: m.ID, Worker: s.To}
 		}
 		mc := messageControls{
 			Deliver:   c.offer(actionLink{Label: "Deliver", Title: "The broker leases " + m.ID + " to a worker, which runs its handler and acks", TestID: "pg-deliver"}, ev(playground.EventDeliver), href, s),
@@ -209,7 +211,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		if m.ID == lastDelivered {
 			mc.Redeliver.Key, mc.Publish.Key = "r", "p"
 		}
-		if s.open.has(moreWorkers) { // closed, its panel's controls are not drawn
+		if s.Open.Has(playurl.MoreWorkers) { // closed, its panel's controls are not drawn
 			mc.Expire = c.offer(actionLink{Label: "Expire lease", Title: m.ID + "'s lease runs out now; a running worker's ack will be refused", TestID: "pg-expire"}, playground.Event{Kind: playground.EventExpire, Message: m.ID}, href, s)
 			for _, w := range pv.workers {
 				l := actionLink{Label: "Start on " + w.Name, Title: "Worker " + w.Name + " receives " + m.ID + " and waits; step it one statement at a time", TestID: "pg-start"}
@@ -221,7 +223,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 
 	// Per worker, in the workers' panel: step, finish, crash, restart.
 	for i := range pv.workers {
-		if !s.open.has(moreWorkers) {
+		if !s.Open.Has(playurl.MoreWorkers) {
 			break
 		}
 		w := &pv.workers[i]
@@ -229,10 +231,10 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 			Step:    c.offer(actionLink{Label: "Step", Title: w.Name + " runs its next statement (or acks after the last)", TestID: "pg-step"}, playground.Event{Kind: playground.EventStep, Worker: w.Name}, href, s),
 			Finish:  c.offer(actionLink{Label: "Finish", Title: w.Name + " runs the rest of its handler and acks", TestID: "pg-finish"}, playground.Event{Kind: playground.EventFinish, Worker: w.Name}, href, s),
 			Crash:   actionLink{Label: "Crash", Title: w.Name + " dies now: open transaction rolled back, no ack, in-process filter lost", TestID: "pg-crash"},
-			Restart: actionLink{Label: "Restart", Href: href(s.appendEvent(playground.Event{Kind: playground.EventRestart, Worker: w.Name})), Title: w.Name + " restarts: its in-process filter is lost", TestID: "pg-restart"},
+			Restart: actionLink{Label: "Restart", Href: href(s.AppendEvent(playground.Event{Kind: playground.EventRestart, Worker: w.Name})), Title: w.Name + " restarts: its in-process filter is lost", TestID: "pg-restart"},
 		}
 		if w.Busy {
-			wc.Crash.Href = href(s.appendEvent(playground.Event{Kind: playground.EventCrash, Worker: w.Name}))
+			wc.Crash.Href = href(s.AppendEvent(playground.Event{Kind: playground.EventCrash, Worker: w.Name}))
 		}
 		w.Control = wc
 	}
@@ -248,7 +250,7 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 			opt := func(label, fault string, after int, key, title, testID string) {
 				ev := plain
 				ev.Fault, ev.FaultAfter = fault, after
-				a.Options = append(a.Options, actionLink{Label: label, Href: href(s.amendLast(ev)), Key: key, Title: title, TestID: testID,
+				a.Options = append(a.Options, actionLink{Label: label, Href: href(s.AmendLast(ev)), Key: key, Title: title, TestID: testID,
 					Current: last.Fault == fault && last.FaultAfter == after})
 			}
 			opt("No fault", "", 0, "", "The worker runs the handler and its ack arrives", "pg-fault-none")
@@ -261,22 +263,22 @@ func newControls(v *siteView, pv *playgroundView) controlsView {
 		}
 	}
 
-	if s.open.has(moreHandlers) {
+	if s.Open.Has(playurl.MoreHandlers) {
 		for _, h := range playground.Handlers() {
 			c.Handlers = append(c.Handlers, handlerChoice{Name: h.Name, Description: h.Description, Idempotent: h.Idempotent,
 				Checked: slices.ContainsFunc(pv.trace.Handlers, func(t *playground.HandlerTrace) bool { return t.Name == h.Name })})
 		}
 	}
-	if !s.open.has(moreBroker) {
+	if !s.Open.Has(playurl.MoreBroker) {
 		return c
 	}
 
 	// The broker and the clock.
-	c.StateFields = p.formFields(s)
+	c.StateFields = p.FormFields(s)
 	c.Broker = []actionLink{
 		c.offer(actionLink{Label: "Replay from offset 0", Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"}, playground.Event{Kind: playground.EventReplay}, href, s),
-		{Label: "Prune the dedupe table", Href: href(s.appendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
-		{Label: "Advance " + ticksText(pv.scenario.Settings.LeaseTicks, pv.tickUnit), Href: href(s.appendEvent(playground.Event{Kind: playground.EventAdvance, N: max(pv.scenario.Settings.LeaseTicks, 1)})), Title: "The clock moves on by one lease", TestID: "pg-advance"},
+		{Label: "Prune the dedupe table", Href: href(s.AppendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
+		{Label: "Advance " + ticksText(pv.scenario.Settings.LeaseTicks, pv.tickUnit), Href: href(s.AppendEvent(playground.Event{Kind: playground.EventAdvance, N: max(pv.scenario.Settings.LeaseTicks, 1)})), Title: "The clock moves on by one lease", TestID: "pg-advance"},
 	}
 
 	if pv.scenario.Partition != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/playurl"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func newDiagram(pv *playgroundView) diagramView {
 	// the broker's and the workers' lanes take what is left. More lanes
 	// than fit scroll sideways.
 	brokerLane, ledgerLane := dgLaneWide, dgLaneWide
-	if pv.place.inLesson() {
+	if pv.place.InLesson() {
 		brokerLane, ledgerLane = lessonLanes(1+len(tr.Workers), len(tr.Handlers))
 	}
 	laneX := map[string]int{}
@@ -448,7 +449,7 @@ type stepView struct {
 
 func newStepGroups(pv *playgroundView) []stepGroup {
 	tr := pv.trace
-	sql := pv.state.panels.has(panelSQL) // closed, a step's SQL, values and rows are not drawn
+	sql := pv.state.Panels.Has(playurl.PanelSQL) // closed, a step's SQL, values and rows are not drawn
 	out := make([]stepGroup, 0, len(tr.Events))
 	for _, ev := range tr.Events {
 		g := stepGroup{Event: ev.Index, Text: ev.Text, Tick: ev.Tick, Current: ev.Index == pv.at, Future: ev.Index > pv.at,

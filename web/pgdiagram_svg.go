@@ -1,18 +1,12 @@
 package web
 
-import "github.com/a-h/templ"
-
-// pgDiagram is the sequence diagram panel. It fits a lesson's width (the
+// drawDiagram draws the sequence diagram panel. It fits a lesson's width (the
 // lanes are spaced to it); when a run has more lanes than fit, or more
 // rows than its box, it scrolls with the lane names kept in view, and it
 // always opens at its top.
 //
 // It is drawn with markup rather than a template: every row of it is a
 // dozen numeric attributes, drawn on every click (markup.go says why).
-func pgDiagram(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawDiagram(m, pv) })
-}
-
 func drawDiagram(m *markup, pv *playgroundView) {
 	d := &pv.diagram
 	m.raw(`<section class="pg-diagram" id="`)

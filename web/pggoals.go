@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/url"
 
 	"idemlab/internal/english"
@@ -25,18 +27,18 @@ type goalView struct {
 
 // newGoalViews checks each of the block's goals against the run at the
 // cursor. Outside a lesson block there are none.
-func newGoalViews(v *siteView, pv *playgroundView) []goalView {
-	if pv.spec == nil || !pv.place.inLesson() {
+func newGoalViews(v *site.View, pv *playgroundView) []goalView {
+	if pv.spec == nil || !pv.place.InLesson() {
 		return nil
 	}
 	var out []goalView
 	for i, g := range pv.spec.Goals {
-		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.siteHTML(g.TaskHTML), DoneHTML: v.siteHTML(g.DoneHTML),
+		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.SiteHTML(g.TaskHTML), DoneHTML: v.SiteHTML(g.DoneHTML),
 			Check: g.Check.String(), Met: g.Check.Met(pv.trace, pv.scenario, pv.at)}
 		if script, err := playground.ParseScript(g.Solution); err == nil { // lint ran it
-			solved := pv.place.home
-			solved.events = script.Events
-			gv.Solution = v.path(pv.place.href(solved))
+			solved := pv.place.Home
+			solved.Events = script.Events
+			gv.Solution = v.Path(pv.place.Href(solved))
 		}
 		out = append(out, gv)
 	}
@@ -74,57 +76,57 @@ func goalsMet(goals []goalView) int {
 type predictView struct {
 	QuestionHTML string
 	Choices      []lessons.Choice
-	Asking       bool           // no answer yet: the form is shown
-	Hiding       bool           // asking at the block's own run: the verdicts wait
-	Action       string         // the form's action (site path, base included)
-	Fields       []hiddenField  // the state, carried through the form
-	Guess        int            // 1-based, when answered
-	Picked       lessons.Choice // the learner's choice, when answered
-	Answer       lessons.Choice // the correct one
-	Name         string         // the radio group's name
+	Asking       bool            // no answer yet: the form is shown
+	Hiding       bool            // asking at the block's own run: the verdicts wait
+	Action       string          // the form's action (site path, base included)
+	Fields       []playurl.Field // the state, carried through the form
+	Guess        int             // 1-based, when answered
+	Picked       lessons.Choice  // the learner's choice, when answered
+	Answer       lessons.Choice  // the correct one
+	Name         string          // the radio group's name
 }
 
 // checkPlaceParams refuses what the decoder cannot judge alone: an
 // exercise= the course does not have, a guess the place's question does
 // not have (the decoder knows only the bound shared by every block).
-func checkPlaceParams(v *siteView, place pgPlace, state State) error {
-	if state.exercise != "" {
-		if _, spec := findExercise(v.course, state.exercise); spec == nil {
-			return &playground.InputError{Field: keyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.exercise, 40))}
+func checkPlaceParams(v *site.View, place playurl.Place, state playurl.State) error {
+	if state.Exercise != "" {
+		if _, spec := findExercise(v.Course, state.Exercise); spec == nil {
+			return &playground.InputError{Field: playurl.KeyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.Exercise, 40))}
 		}
 	}
-	if state.guess == 0 || place.kind == placePage || place.kind == placePageEmbed {
+	if state.Guess == 0 || place.Kind == playurl.PlacePage || place.Kind == playurl.PlacePageEmbed {
 		return nil
 	}
 	switch {
-	case place.spec == nil || place.spec.Predict == nil:
-		return &playground.InputError{Field: keyGuess, Msg: "this playground asks no question to answer"}
-	case state.guess > len(place.spec.Predict.Choices):
-		return &playground.InputError{Field: keyGuess, Msg: fmt.Sprintf("this question has %d answers; there is no answer %d", len(place.spec.Predict.Choices), state.guess)}
+	case place.Spec == nil || place.Spec.Predict == nil:
+		return &playground.InputError{Field: playurl.KeyGuess, Msg: "this playground asks no question to answer"}
+	case state.Guess > len(place.Spec.Predict.Choices):
+		return &playground.InputError{Field: playurl.KeyGuess, Msg: fmt.Sprintf("this question has %d answers; there is no answer %d", len(place.Spec.Predict.Choices), state.Guess)}
 	}
 	return nil
 }
 
 // newPredictView reads the block's prediction against the state's guess
 // (checkGuess has bounded it).
-func newPredictView(v *siteView, pv *playgroundView) *predictView {
-	if pv.spec == nil || pv.spec.Predict == nil || !pv.place.inLesson() {
+func newPredictView(v *site.View, pv *playgroundView) *predictView {
+	if pv.spec == nil || pv.spec.Predict == nil || !pv.place.InLesson() {
 		return nil
 	}
 	p := pv.spec.Predict
-	view := &predictView{QuestionHTML: v.siteHTML(p.QuestionHTML), Name: pv.id + "-guess",
-		Action: v.path(pv.place.path), Fields: pv.place.formFields(pv.state, keyGuess)}
+	view := &predictView{QuestionHTML: v.SiteHTML(p.QuestionHTML), Name: pv.id + "-guess",
+		Action: v.Path(pv.place.Path), Fields: pv.place.FormFields(pv.state, playurl.KeyGuess)}
 	for _, c := range p.Choices {
-		c.HTML, c.WhyHTML = v.siteHTML(c.HTML), v.siteHTML(c.WhyHTML)
+		c.HTML, c.WhyHTML = v.SiteHTML(c.HTML), v.SiteHTML(c.WhyHTML)
 		view.Choices = append(view.Choices, c)
 		if c.Correct {
 			view.Answer = c
 		}
 	}
-	switch g := pv.state.guess; {
+	switch g := pv.state.Guess; {
 	case g == 0:
 		view.Asking = true
-		view.Hiding = pv.state.sameRun(pv.place.home)
+		view.Hiding = pv.state.SameRun(pv.place.Home)
 	case g <= len(p.Choices):
 		view.Guess, view.Picked = g, view.Choices[g-1]
 	}
@@ -139,19 +141,19 @@ type exerciseBack struct {
 	Href  string
 }
 
-func newExerciseBack(v *siteView, pv *playgroundView) *exerciseBack {
-	if pv.state.exercise == "" {
+func newExerciseBack(v *site.View, pv *playgroundView) *exerciseBack {
+	if pv.state.Exercise == "" {
 		return nil
 	}
-	_, spec := findExercise(v.course, pv.state.exercise)
+	_, spec := findExercise(v.Course, pv.state.Exercise)
 	if spec == nil {
 		return nil // checkPlaceParams refused it already
 	}
 	href := exercisePath(spec.ID)
 	if spec.IsInverse() {
-		href += breakBackQuery(pv.state.events)
-	} else if pv.state.custom != "" {
-		href += "?handler=" + url.QueryEscape(pv.state.custom)
+		href += breakBackQuery(pv.state.Events)
+	} else if pv.state.Custom != "" {
+		href += "?handler=" + url.QueryEscape(pv.state.Custom)
 	}
-	return &exerciseBack{Title: exerciseTitle(spec), Href: v.path(href + "#" + exerciseDOMID(spec.ID))}
+	return &exerciseBack{Title: exerciseTitle(spec), Href: v.Path(href + "#" + exerciseDOMID(spec.ID))}
 }

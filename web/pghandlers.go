@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"strings"
 
@@ -22,11 +24,11 @@ func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentPara
 
 // runPlayground runs a state and computes its view. Bad input is a
 // *playground.InputError (resolvePlayground shows it in place).
-func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, state State) (*playgroundView, error) {
+func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) (*playgroundView, error) {
 	if pv := recordedInstead(v, place, sc, state); pv != nil {
 		return pv, nil
 	}
-	req, err := state.request(sc, v.ledgers)
+	req, err := state.Request(sc, v.Ledgers)
 	if err == nil {
 		err = checkPlaceParams(v, place, state)
 	}
@@ -40,10 +42,10 @@ func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, u
 	case errors.As(err, &ie):
 		return nil, ie
 	case err != nil:
-		return nil, fmt.Errorf("running %s: %w", english.Truncate(place.query(state), 200), err)
+		return nil, fmt.Errorf("running %s: %w", english.Truncate(place.Query(state), 200), err)
 	}
-	if state.at > len(tr.Events) {
-		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.at, english.Plural(len(tr.Events), "event", "events"))}
+	if state.At > len(tr.Events) {
+		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.At, english.Plural(len(tr.Events), "event", "events"))}
 	}
 	return newPlaygroundView(v, place, state, tr, sc), nil
 }
@@ -59,29 +61,29 @@ func (s *Server) serveEmbedPlayground(w http.ResponseWriter, r *http.Request) er
 }
 
 func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, embed bool) error {
-	site := s.site.Load()
-	v := site.view
+	cur := s.site.Load()
+	v := cur.view
 	q := r.URL.Query()
 	name := strings.TrimSpace(q.Get("scenario"))
 	if name == "" {
 		if embed {
-			return invalidf(&link{Label: "Choose a scenario", Href: v.path("/playground")}, "An embedded playground needs a scenario: add scenario=NAME to the link.")
+			return site.Invalidf(&site.Link{Label: "Choose a scenario", Href: v.Path("/playground")}, "An embedded playground needs a scenario: add scenario=NAME to the link.")
 		}
-		meta := pageMeta{title: "Playground", description: "Pick a scenario and break it: deliver, redeliver, crash and replay messages against a real SQLite ledger.", canonical: "/playground", section: "playground"}
-		return s.writeRendered(w, r, page(v, meta), scenarioPicker(v, pickerCards(v)))
+		meta := site.PageMeta{Title: "Playground", Description: "Pick a scenario and break it: deliver, redeliver, crash and replay messages against a real SQLite ledger.", Canonical: "/playground", Section: "playground"}
+		return s.writeRendered(w, r, site.Page(v, meta), scenarioPicker(v, pickerCards(v)))
 	}
 	sc, err := playground.LookupScenario(name)
 	if err != nil {
-		return cannotRun(&link{Label: "Choose a scenario", Href: v.path("/playground")}, err)
+		return site.CannotRun(&site.Link{Label: "Choose a scenario", Href: v.Path("/playground")}, err)
 	}
-	place := pagePlace(sc, embed)
-	panel, err := panelRequest(q, v.path(place.href(place.home)))
+	place := playurl.PagePlace(sc, embed)
+	panel, err := panelRequest(q, v.Path(place.Href(place.Home)))
 	if err != nil {
 		return err
 	}
-	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
 	if err == nil && redirect {
-		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
+		redirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
 		return nil
 	}
 	state, q = withPanelOpen(panel, state, q)
@@ -91,23 +93,23 @@ func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, emb
 	}
 	fragment := wantsFragment(r)
 	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
-		meta := pageMeta{title: sc.Title + " · Playground", description: sc.Story, canonical: place.href(pv.state), section: "playground"}
+		meta := site.PageMeta{Title: sc.Title + " · Playground", Description: sc.Story, Canonical: place.Href(pv.state), Section: "playground"}
 		switch {
 		case panel != 0:
 			return morePanelAlone(pv, panel)
 		case fragment:
 			return LivePlayground(pv)
 		case embed:
-			return inLayout(embedPage(v, meta), embedPlaygroundPage(v, pv))
+			return site.InLayout(site.EmbedPage(v, meta), embedPlaygroundPage(v, pv))
 		}
-		return inLayout(page(v, meta), playgroundPage(v, pv))
+		return site.InLayout(site.Page(v, meta), playgroundPage(v, pv))
 	}))
 }
 
 // redirectToState sends a form's answer to the canonical URL of the state
 // it produced (303, so Back skips the form URL); a fragment request stays one.
 func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery string) {
-	panel := r.URL.Query()[keyPanel] // checked already (panelRequest): one name
+	panel := r.URL.Query()[playurl.KeyPanel] // checked already (panelRequest): one name
 	if wantsFragment(r) || len(panel) == 1 {
 		path, _, _ := strings.Cut(withQuery, "#")
 		target = path
@@ -115,10 +117,10 @@ func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery s
 			target += "&" + fragmentParam + "=1"
 		}
 		if len(panel) == 1 {
-			target += "&" + keyPanel + "=" + queryEscape(panel[0])
+			target += "&" + playurl.KeyPanel + "=" + playurl.QueryEscape(panel[0])
 		}
 	}
-	w.Header()["Cache-Control"] = cacheControl[noStore]
+	w.Header()["Cache-Control"] = site.CacheControl[site.NoStore]
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
@@ -127,13 +129,13 @@ func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery s
 // serveLessonState is /lessons/{slug}?pg=pg-1&…: the lesson with one block
 // in the state its URL names.
 func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug string, embed bool) error {
-	site := s.site.Load()
-	v := site.view
-	pos, ok := positionOf(v.course, slug)
+	cur := s.site.Load()
+	v := cur.view
+	pos, ok := site.PositionOf(v.Course, slug)
 	if !ok {
 		return unknownLesson(slug)
 	}
-	l := pos.lesson
+	l := pos.Lesson
 	q := r.URL.Query()
 	id := q.Get("pg")
 	var spec *lessons.PlaygroundSpec
@@ -142,12 +144,12 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 			spec = p
 		}
 	}
-	lessonHref := lessonPath(slug)
+	lessonHref := playurl.LessonPath(slug)
 	if embed {
-		lessonHref = embedPath(slug)
+		lessonHref = playurl.EmbedPath(slug)
 	}
 	if spec == nil {
-		return invalidf(&link{Label: "Back to the lesson", Href: v.path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
+		return site.Invalidf(&site.Link{Label: "Back to the lesson", Href: v.Path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
 	}
 	sc, err := playground.LookupScenario(spec.Scenario)
 	if err != nil {
@@ -155,19 +157,19 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		// visitor's input (%v, so that classify does not see an InputError).
 		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
 	}
-	var place pgPlace
-	if pre, ok := site.blocks[lessonKey(slug, embed)][spec.ID]; ok {
+	var place playurl.Place
+	if pre, ok := cur.blocks[lessonKey(slug, embed)][spec.ID]; ok {
 		place = pre.place // its home parsed once, when the site was built
 	} else {
-		place = lessonPlace(slug, spec, embed)
+		place = playurl.LessonPlace(slug, spec, embed)
 	}
-	panel, err := panelRequest(q, v.path(lessonHref))
+	panel, err := panelRequest(q, v.Path(lessonHref))
 	if err != nil {
 		return err
 	}
-	state, redirect, err := stateFromQuery(q, place.home, sc.Workers)
+	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
 	if err == nil && redirect {
-		redirectToState(w, r, v.path(place.href(state)), v.path(place.queryHref(state)))
+		redirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
 		return nil
 	}
 	state, q = withPanelOpen(panel, state, q)
@@ -176,13 +178,13 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		decoded = nil // resolvePlayground says what was wrong, in place
 	}
 	fragment := wantsFragment(r)
-	views := site.blocks[lessonKey(slug, embed)]
-	meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
-	if !embed && pos.prev != nil {
-		meta.prev = lessonPath(pos.prev.Slug)
+	views := cur.blocks[lessonKey(slug, embed)]
+	meta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
+	if !embed && pos.Prev != nil {
+		meta.Prev = playurl.LessonPath(pos.Prev.Slug)
 	}
-	if !embed && pos.next != nil {
-		meta.next = lessonPath(pos.next.Slug)
+	if !embed && pos.Next != nil {
+		meta.Next = playurl.LessonPath(pos.Next.Slug)
 	}
 	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
 		if panel != 0 {
@@ -197,9 +199,9 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		}
 		pgs[spec.ID] = pv
 		if embed {
-			return inLayout(embedPage(v, meta), embedLessonPage(v, l, pos, pgs))
+			return site.InLayout(site.EmbedPage(v, meta), embedLessonPage(v, l, pos, pgs))
 		}
-		return inLayout(page(v, meta), lessonPage(v, l, pos, pgs))
+		return site.InLayout(site.Page(v, meta), lessonPage(v, l, pos, pgs))
 	}))
 }
 
@@ -213,33 +215,33 @@ func lessonKey(slug string, embed bool) string {
 // blockViews runs every playground block of a lesson in its initial state,
 // for the pre-rendered page. A block that cannot run keeps the static view
 // of its spec (the lessons package has already reported why).
-func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgroundView {
+func blockViews(v *site.View, l *lessons.Lesson, embed bool) map[string]*playgroundView {
 	out := map[string]*playgroundView{}
 	for _, spec := range l.Playgrounds {
 		sc, err := playground.LookupScenario(spec.Scenario)
 		if err != nil {
 			continue
 		}
-		place := lessonPlace(l.Slug, spec, embed)
-		if place.home.events == nil {
+		place := playurl.LessonPlace(l.Slug, spec, embed)
+		if place.Home.Events == nil {
 			continue // the script does not parse
 		}
-		if spec.Ledger != "" && v.ledgers == nil {
+		if spec.Ledger != "" && v.Ledgers == nil {
 			if pv := recordedBlockView(v, place, sc, spec); pv != nil {
 				out[spec.ID] = pv
 			}
 			continue // never run on SQLite in its place
 		}
-		req, err := place.home.request(sc, v.ledgers) // no learner's handler: only the ledger can fail
+		req, err := place.Home.Request(sc, v.Ledgers) // no learner's handler: only the ledger can fail
 		if err != nil {
 			continue
 		}
-		req.Probe = controlsProbe(sc, place.home)
+		req.Probe = controlsProbe(sc, place.Home)
 		tr, err := playground.Run(context.Background(), req)
 		if err != nil {
 			continue
 		}
-		out[spec.ID] = newPlaygroundView(v, place, place.home, tr, sc)
+		out[spec.ID] = newPlaygroundView(v, place, place.Home, tr, sc)
 	}
 	return out
 }
@@ -247,7 +249,7 @@ func blockViews(v *siteView, l *lessons.Lesson, embed bool) map[string]*playgrou
 // writeRendered writes a page or fragment rendered for this request, to be
 // revalidated by its ETag.
 func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
-	return writeHTML(w, r, http.StatusOK, revalidate, layout, content)
+	return site.WriteHTML(w, r, http.StatusOK, site.Revalidate, layout, content)
 }
 
 // ----- GET /api/v1/run -----
@@ -257,7 +259,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, c
 // 400 {"error", "field"} from the one error path, a run over its budget a
 // 422 {"error", "field": "budget", "limit"}.
 func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
-	req, err := requestFromQuery(r.URL.Query(), s.ledgers)
+	req, err := playurl.RequestFromQuery(r.URL.Query(), s.ledgers)
 	if err != nil {
 		return err
 	}

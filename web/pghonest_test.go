@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"net/http"
 	"strings"
 	"testing"
@@ -113,15 +114,15 @@ func TestPgState_AmendLastKeepsLaterEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := State{events: script.Events, at: 1}
-	ev := s.events[0]
+	s := playurl.State{Events: script.Events, At: 1}
+	ev := s.Events[0]
 	ev.Fault = "lose-ack"
-	got := s.amendLast(ev)
-	if want := "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"; got.scriptText() != want || got.at != 1 {
-		t.Errorf("amend at 1: %q at %d, want %q at 1", got.scriptText(), got.at, want)
+	got := s.AmendLast(ev)
+	if want := "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"; got.ScriptText() != want || got.At != 1 {
+		t.Errorf("amend at 1: %q at %d, want %q at 1", got.ScriptText(), got.At, want)
 	}
-	if s.scriptText() != "deliver msg-1; deliver msg-2; redeliver msg-1" {
-		t.Errorf("amend changed the state it started from: %q", s.scriptText())
+	if s.ScriptText() != "deliver msg-1; deliver msg-2; redeliver msg-1" {
+		t.Errorf("amend changed the state it started from: %q", s.ScriptText())
 	}
 }
 

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"errors"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/url"
 
 	"idemlab/playground"
@@ -27,18 +29,18 @@ type inputProblem struct {
 // queryFieldsOf are the query parameters that a field's error came from,
 // and so the ones dropped to find the last good state.
 var queryFieldsOf = map[string][]string{
-	keyScript:   {keyScript, keyWas},
-	keyHandler:  {keyHandler},
-	keyHandlers: {keyHandlers, keyChecked},
-	keyN:        {keyOp, keyN},
-	keyOp:       {keyOp, keyN},
-	keySeed:     {keySeed},
-	keyAt:       {keyAt},
-	keyTo:       {keyTo},
-	keyShow:     {keyShow},
-	keyOpen:     {keyOpen},
-	keyGuess:    {keyGuess},
-	keyExercise: {keyExercise},
+	playurl.KeyScript:   {playurl.KeyScript, playurl.KeyWas},
+	playurl.KeyHandler:  {playurl.KeyHandler},
+	playurl.KeyHandlers: {playurl.KeyHandlers, playurl.KeyChecked},
+	playurl.KeyN:        {playurl.KeyOp, playurl.KeyN},
+	playurl.KeyOp:       {playurl.KeyOp, playurl.KeyN},
+	playurl.KeySeed:     {playurl.KeySeed},
+	playurl.KeyAt:       {playurl.KeyAt},
+	playurl.KeyTo:       {playurl.KeyTo},
+	playurl.KeyShow:     {playurl.KeyShow},
+	playurl.KeyOpen:     {playurl.KeyOpen},
+	playurl.KeyGuess:    {playurl.KeyGuess},
+	playurl.KeyExercise: {playurl.KeyExercise},
 }
 
 // resolvePlayground reads a place's state from a query (the caller has
@@ -48,9 +50,9 @@ var queryFieldsOf = map[string][]string{
 // last good state and returns the view with its problem set; the error is
 // then nil. Other errors (our bugs, a run over its budget, cancelled runs)
 // are returned as they are, with the state that was running.
-func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *siteView, place pgPlace, sc *playground.Scenario, q url.Values, decoded *State) (*playgroundView, State, error) {
+func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State) (*playgroundView, playurl.State, error) {
 	var problem *inputProblem
-	run := func(state State) (*playgroundView, error) {
+	run := func(state playurl.State) (*playgroundView, error) {
 		var u playground.Usage
 		pv, err := s.runPlayground(ctx, budget, &u, v, place, sc, state)
 		usage.CPU += u.CPU
@@ -61,12 +63,12 @@ func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budge
 	}
 	q = cloneQuery(q)
 	for range len(queryFieldsOf) + 1 { // each round drops one more field
-		var state State
+		var state playurl.State
 		var err error
 		if decoded != nil { // the first round's state, as the handler decoded q
 			state, decoded = *decoded, nil
 		} else {
-			state, _, err = stateFromQuery(q, place.home, sc.Workers)
+			state, _, err = playurl.StateFromQuery(q, place.Home, sc.Workers)
 		}
 		if err == nil {
 			var pv *playgroundView
@@ -85,9 +87,9 @@ func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budge
 		if !ok {
 			break
 		}
-		if ie.Field == keyScript && q.Has(keyWas) {
-			q.Set(keyScript, q.Get(keyWas))
-			q.Del(keyWas)
+		if ie.Field == playurl.KeyScript && q.Has(playurl.KeyWas) {
+			q.Set(playurl.KeyScript, q.Get(playurl.KeyWas))
+			q.Del(playurl.KeyWas)
 			continue
 		}
 		for _, f := range fields {
@@ -95,17 +97,17 @@ func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budge
 		}
 	}
 	// Nothing the learner sent could be kept: the place's start.
-	pv, err := run(place.home)
-	return pv, place.home, err
+	pv, err := run(place.Home)
+	return pv, place.Home, err
 }
 
 func newInputProblem(ie *playground.InputError, q url.Values) *inputProblem {
 	p := &inputProblem{Field: ie.Field, Message: ie.Msg, Line: ie.Line}
 	switch ie.Field {
-	case keyScript:
-		p.Text = q.Get(keyScript)
-	case keyN, keyOp:
-		p.Op = q.Get(keyOp)
+	case playurl.KeyScript:
+		p.Text = q.Get(playurl.KeyScript)
+	case playurl.KeyN, playurl.KeyOp:
+		p.Op = q.Get(playurl.KeyOp)
 	}
 	return p
 }

@@ -1,5 +1,7 @@
 package web
 
+import "idemlab/web/site"
+import "idemlab/web/playurl"
 import "idemlab/playground"
 
 // The ledger switch: with PostgreSQL ledgers (Config.Ledgers), every
@@ -16,19 +18,19 @@ var ledgerLabels = map[string][2]string{
 
 // ledgerSwitch is one link per ledger to the same state on it; nil when
 // the server has no PostgreSQL ledgers.
-func ledgerSwitch(v *siteView, place pgPlace, state State) []actionLink {
-	if v.ledgers == nil {
+func ledgerSwitch(v *site.View, place playurl.Place, state playurl.State) []actionLink {
+	if v.Ledgers == nil {
 		return nil
 	}
 	var out []actionLink
 	for _, name := range playground.LedgerNames() {
 		next := state
-		next.ledger = name
+		next.Ledger = name
 		if name == "sqlite" {
-			next.ledger = ""
+			next.Ledger = ""
 		}
 		l := ledgerLabels[name]
-		out = append(out, actionLink{Label: l[0], Title: l[1], Href: v.path(place.href(next)), Current: next.ledger == state.ledger, TestID: "pg-ledger-" + name})
+		out = append(out, actionLink{Label: l[0], Title: l[1], Href: v.Path(place.Href(next)), Current: next.Ledger == state.Ledger, TestID: "pg-ledger-" + name})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"idemlab/web/playurl"
 	"strings"
 	"sync"
 
@@ -38,7 +39,7 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 	}
 	m.attr("id", pv.id)
 	m.raw(` data-testid="playground"`)
-	m.attr("data-scenario", pv.state.scenario)
+	m.attr("data-scenario", pv.state.Scenario)
 	m.raw(` data-handlers="`)
 	for i := range pv.trace.Handlers {
 		if i > 0 {
@@ -47,14 +48,14 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 		m.text(pv.trace.Handlers[i].Name)
 	}
 	m.raw(`"`)
-	m.attr("data-script", pv.state.scriptText())
+	m.attr("data-script", pv.state.ScriptText())
 	m.raw(` data-pg`)
 	m.attr("data-url", pv.self)
 	m.attr("data-home", pv.homeHref())
 	m.intAttr("data-at", pv.at)
 	m.intAttr("data-total", pv.total)
-	m.attr("data-show", pv.state.panels.String())
-	m.flag("data-wide", !pv.place.inLesson())
+	m.attr("data-show", pv.state.Panels.String())
+	m.flag("data-wide", !pv.place.InLesson())
 	m.raw(` aria-labelledby="`)
 	m.text(pv.id)
 	m.raw(`-title"><a class="skip-link pg-skip" href="#`)
@@ -94,7 +95,7 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 			return err
 		}
 	}
-	if !pv.place.inLesson() {
+	if !pv.place.InLesson() {
 		m.raw(`<p class="pg-story" data-testid="pg-story">`)
 		m.text(pv.scenario.Story)
 		m.raw(`</p>`)
@@ -108,10 +109,10 @@ func drawLivePlayground(ctx context.Context, m *markup, pv *playgroundView) erro
 		return err
 	}
 	m.raw(`</div>`)
-	if pv.state.panels.has(panelDiagram) {
+	if pv.state.Panels.Has(playurl.PanelDiagram) {
 		drawDiagram(m, pv)
 	}
-	if pv.state.panels.has(panelSteps) {
+	if pv.state.Panels.Has(playurl.PanelSteps) {
 		drawStepList(m, pv)
 	}
 	m.raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce>`)
@@ -147,12 +148,8 @@ func renderedOnce(c templ.Component) func() string {
 	})
 }
 
-// pgTimeline is the script's events as links to each cursor, with Back
+// drawTimeline draws the script's events as links to each cursor, with Back
 // and Forward, and where the cursor stands.
-func pgTimeline(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawTimeline(m, pv) })
-}
-
 func drawTimeline(m *markup, pv *playgroundView) {
 	m.raw(`<div class="pg-timeline" role="group" aria-label="Events of the script" data-testid="pg-timeline"><div class="pg-timeline-bar">`)
 	drawNavLink(m, &pv.controls.Back, "‹")
@@ -287,14 +284,10 @@ func drawHandlerAttrs(m *markup, h *handlerView) {
 	m.attr("data-verdict", h.Verdict)
 }
 
-// pgLedgers is each handler's ledger: its verdict, its figures against
+// drawLedgers draws each handler's ledger: its verdict, its figures against
 // the expected ones, and its rows and chart when their panels are open.
-func pgLedgers(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawLedgers(m, pv) })
-}
-
 func drawLedgers(m *markup, pv *playgroundView) {
-	rows, chart := pv.state.panels.has(panelRows), pv.state.panels.has(panelChart)
+	rows, chart := pv.state.Panels.Has(playurl.PanelRows), pv.state.Panels.Has(playurl.PanelChart)
 	m.raw(`<section class="pg-ledgers" aria-label="Ledgers" data-testid="pg-ledgers">`)
 	for _, h := range pv.handlers {
 		m.raw(`<article class="pg-ledger"`)
@@ -353,13 +346,9 @@ func drawChartPanel(m *markup, h *handlerView) {
 	m.raw(`<p class="pg-chart-legend" aria-hidden="true"><span class="lg-actual">actual</span> <span class="lg-expected">expected</span> <span class="lg-wrong">differs</span></p></div>`)
 }
 
-// pgViews are the panels' toggles: links to this state with the panel
+// drawViews draws the panels' toggles: links to this state with the panel
 // opened or closed, which playground.js follows in place without adding
 // to the history (Undo undoes events, not views).
-func pgViews(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawViews(m, pv) })
-}
-
 func drawViews(m *markup, pv *playgroundView) {
 	m.raw(`<div class="pg-views" role="group" aria-label="Views of this run" data-testid="pg-views"><span class="pg-muted">Show:</span> `)
 	for i := range pv.toggles {
@@ -383,12 +372,8 @@ func drawToggle(m *markup, t *panelToggle) {
 	m.raw(`</a>`)
 }
 
-// pgStepList is the step list panel, the diagram's text equivalent; the
+// drawStepList draws the step list panel, the diagram's text equivalent; the
 // SQL of every statement is a panel of its own inside it.
-func pgStepList(pv *playgroundView) templ.Component {
-	return markupComponent(func(m *markup) { drawStepList(m, pv) })
-}
-
 func drawStepList(m *markup, pv *playgroundView) {
 	m.raw(`<section class="pg-steps" id="`)
 	m.text(pv.id)
@@ -403,12 +388,8 @@ func drawStepList(m *markup, pv *playgroundView) {
 	m.raw(`</section>`)
 }
 
-// pgControls are the messages' controls, the faults on the last delivery,
+// drawControls draws the messages' controls, the faults on the last delivery,
 // the control panels, the script's editor, Reset and Undo.
-func pgControls(pv *playgroundView) templ.Component {
-	return markupRender(func(ctx context.Context, m *markup) error { return drawControls(ctx, m, pv) })
-}
-
 func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	m.raw(`<section class="pg-controls" aria-label="Controls" data-testid="pg-controls">`)
 	scriptProblem := pv.problemOn("script")
@@ -470,10 +451,10 @@ func drawControls(ctx context.Context, m *markup, pv *playgroundView) error {
 	m.raw(`><summary class="pg-panel-title">Edit the script</summary><form class="pg-script-form" method="get"`)
 	m.attr("action", pv.controls.FormAction)
 	m.raw(` data-testid="pg-script-form">`)
-	drawHidden(m, pv.place.formFields(pv.state, keyScript, keyAt))
+	drawHidden(m, pv.place.FormFields(pv.state, playurl.KeyScript, playurl.KeyAt))
 	m.raw(`<input type="hidden"`)
-	m.attr("name", keyWas)
-	m.attr("value", pv.state.scriptText())
+	m.attr("name", playurl.KeyWas)
+	m.attr("value", pv.state.ScriptText())
 	m.raw(`> <label class="pg-label" for="`)
 	m.text(pv.id)
 	m.raw(`-script">One event per line or separated by <code>;</code></label> <textarea id="`)
@@ -526,10 +507,10 @@ func drawMore(ctx context.Context, m *markup, pv *playgroundView, i int) error {
 		return nil
 	}
 	var panel templ.Component
-	switch moreNames[i].panel {
-	case moreWorkers:
+	switch playurl.MoreNames[i].Bit {
+	case playurl.MoreWorkers:
 		panel = pgWorkersPanel(pv)
-	case moreBroker:
+	case playurl.MoreBroker:
 		panel = pgBrokerPanel(pv)
 	default:
 		panel = pgHandlersPanel(pv)
@@ -542,11 +523,11 @@ func drawMore(ctx context.Context, m *markup, pv *playgroundView, i int) error {
 }
 
 // pgHidden is a GET form's state: a hidden input per field.
-func pgHidden(fields []hiddenField) templ.Component {
+func pgHidden(fields []playurl.Field) templ.Component {
 	return markupComponent(func(m *markup) { drawHidden(m, fields) })
 }
 
-func drawHidden(m *markup, fields []hiddenField) {
+func drawHidden(m *markup, fields []playurl.Field) {
 	for _, f := range fields {
 		m.raw(`<input type="hidden"`)
 		m.attr("name", f.Name)

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/url"
 
 	"github.com/a-h/templ"
@@ -30,21 +32,21 @@ type moreToggle struct {
 	Href  string // this state with the panel open (the no-JS link); "" when open
 }
 
-var moreLabels = map[morePanels]string{
-	moreWorkers:  "Workers, leases and interleaving",
-	moreBroker:   "Broker and clock",
-	moreHandlers: "Handlers to compare",
+var moreLabels = map[playurl.MorePanels]string{
+	playurl.MoreWorkers:  "Workers, leases and interleaving",
+	playurl.MoreBroker:   "Broker and clock",
+	playurl.MoreHandlers: "Handlers to compare",
 }
 
 // newMoreToggles are the control panels of a view, in moreNames' order.
-func newMoreToggles(v *siteView, pv *playgroundView) []moreToggle {
-	out := make([]moreToggle, 0, len(moreNames))
-	for _, n := range moreNames {
-		t := moreToggle{Name: n.name, Label: moreLabels[n.panel], Open: pv.state.open.has(n.panel)}
+func newMoreToggles(v *site.View, pv *playgroundView) []moreToggle {
+	out := make([]moreToggle, 0, len(playurl.MoreNames))
+	for _, n := range playurl.MoreNames {
+		t := moreToggle{Name: n.Name, Label: moreLabels[n.Bit], Open: pv.state.Open.Has(n.Bit)}
 		if !t.Open {
 			next := pv.state
-			next.open |= n.panel
-			t.Href = v.path(pv.place.href(next))
+			next.Open |= n.Bit
+			t.Href = v.Path(pv.place.Href(next))
 		}
 		out = append(out, t)
 	}
@@ -54,12 +56,12 @@ func newMoreToggles(v *siteView, pv *playgroundView) []moreToggle {
 // morePanelAlone is the answer to panel=NAME: that control panel, open,
 // alone (playground.js puts its contents in place). A run stopped at its
 // budget answers its refused playground instead.
-func morePanelAlone(pv *playgroundView, p morePanels) templ.Component {
+func morePanelAlone(pv *playgroundView, p playurl.MorePanels) templ.Component {
 	if pv.refusal != nil {
 		return LivePlayground(pv)
 	}
-	for i, n := range moreNames {
-		if n.panel == p {
+	for i, n := range playurl.MoreNames {
+		if n.Bit == p {
 			return pgMore(pv, i)
 		}
 	}
@@ -68,10 +70,10 @@ func morePanelAlone(pv *playgroundView, p morePanels) templ.Component {
 
 // panelRequest reads a request's panel= (0 when absent): a bad one is a
 // 400 that says which panels there are, with a way to the playground.
-func panelRequest(q url.Values, back string) (morePanels, error) {
-	p, err := panelFromQuery(q)
+func panelRequest(q url.Values, back string) (playurl.MorePanels, error) {
+	p, err := playurl.PanelFromQuery(q)
 	if err != nil {
-		return 0, &serverError{message: "This link asks for a panel the playground does not have.", action: &link{Label: "Open the playground", Href: back}, err: err}
+		return 0, &site.Error{Message: "This link asks for a panel the playground does not have.", Action: &site.Link{Label: "Open the playground", Href: back}, Err: err}
 	}
 	return p, nil
 }
@@ -79,12 +81,12 @@ func panelRequest(q url.Values, back string) (morePanels, error) {
 // withPanelOpen is the state and query of a panel= request: the state with
 // the panel open, so that its links keep it open, and the query saying so
 // (a learner's bad input is looked for again in it).
-func withPanelOpen(p morePanels, s State, q url.Values) (State, url.Values) {
+func withPanelOpen(p playurl.MorePanels, s playurl.State, q url.Values) (playurl.State, url.Values) {
 	if p == 0 {
 		return s, q
 	}
-	s.open |= p
+	s.Open |= p
 	q = cloneQuery(q)
-	q.Set(keyOpen, s.open.String())
+	q.Set(playurl.KeyOpen, s.Open.String())
 	return s, q
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"io"
 	"net/http"
 	"net/url"
@@ -25,17 +26,17 @@ func TestMorePanels_ClosedHoldOnlyALink(t *testing.T) {
 	} {
 		doc := document(t, do(t, h, "GET", target))
 		panels := doc.Find(testID("pg-more"))
-		if panels.Length() != len(moreNames) {
-			t.Fatalf("%s: %d control panels; want %d", target, panels.Length(), len(moreNames))
+		if panels.Length() != len(playurl.MoreNames) {
+			t.Fatalf("%s: %d control panels; want %d", target, panels.Length(), len(playurl.MoreNames))
 		}
 		panels.Each(func(i int, d *goquery.Selection) {
 			name := d.AttrOr("data-more", "")
-			if name != moreNames[i].name || d.Is("[open]") {
-				t.Errorf("%s: panel %d is %q (open %v); want %q, closed", target, i, name, d.Is("[open]"), moreNames[i].name)
+			if name != playurl.MoreNames[i].Name || d.Is("[open]") {
+				t.Errorf("%s: panel %d is %q (open %v); want %q, closed", target, i, name, d.Is("[open]"), playurl.MoreNames[i].Name)
 			}
 			link := d.Find(testID("pg-more-open"))
 			u, err := url.Parse(link.AttrOr("href", ""))
-			if link.Length() != 1 || err != nil || u.Query().Get(keyOpen) != name {
+			if link.Length() != 1 || err != nil || u.Query().Get(playurl.KeyOpen) != name {
 				t.Errorf("%s: panel %s's link is %q; want one with open=%s", target, name, link.AttrOr("href", ""), name)
 			}
 			if n := d.Find("a").Length(); n != 1 {
@@ -83,10 +84,10 @@ func TestMorePanels_OpenDrawsThePanelAndLinksKeepIt(t *testing.T) {
 			}
 		}
 		redeliver := doc.Find(testID("pg-redeliver")).AttrOr("href", "")
-		if u, _ := url.Parse(redeliver); u == nil || u.Query().Get(keyOpen) != c.open {
+		if u, _ := url.Parse(redeliver); u == nil || u.Query().Get(playurl.KeyOpen) != c.open {
 			t.Errorf("open=%s: Redeliver links to %q, which does not keep the panels open", c.open, redeliver)
 		}
-		doc.Find("form[method=get] input[name=" + keyOpen + "]").Each(func(_ int, in *goquery.Selection) {
+		doc.Find("form[method=get] input[name=" + playurl.KeyOpen + "]").Each(func(_ int, in *goquery.Selection) {
 			if in.AttrOr("value", "") != c.open {
 				t.Errorf("open=%s: a form carries open=%s", c.open, in.AttrOr("value", ""))
 			}
@@ -124,7 +125,7 @@ func TestMorePanels_PanelParamAnswersThePanelAlone(t *testing.T) {
 			t.Errorf("%s: revalidated with its own tag, status %d; want 304", target, again.StatusCode)
 		}
 		q, _ := url.ParseQuery(target[strings.Index(target, "?")+1:])
-		name := q.Get(keyPanel)
+		name := q.Get(playurl.KeyPanel)
 		if name == "" {
 			continue
 		}
@@ -141,10 +142,10 @@ func TestMorePanels_PanelParamAnswersThePanelAlone(t *testing.T) {
 		}
 		d.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
 			u, _ := url.Parse(a.AttrOr("href", ""))
-			if u != nil && u.Query().Has(keyPanel) {
+			if u != nil && u.Query().Has(playurl.KeyPanel) {
 				t.Errorf("%s: a link in the panel asks panel= again: %s", target, a.AttrOr("href", ""))
 			}
-			if u != nil && !strings.Contains(u.Query().Get(keyOpen), name) {
+			if u != nil && !strings.Contains(u.Query().Get(playurl.KeyOpen), name) {
 				t.Errorf("%s: a link in the panel does not keep it open: %s", target, a.AttrOr("href", ""))
 			}
 		})
@@ -197,29 +198,29 @@ func TestMorePanels_RedirectKeepsThePanel(t *testing.T) {
 // canonical URL, and the encoder writes it back.
 func TestPlaygroundURL_Open(t *testing.T) {
 	sc, _ := playground.LookupScenario("lost-ack")
-	p := pagePlace(sc, false)
+	p := playurl.PagePlace(sc, false)
 	for _, c := range []struct {
 		q        string
-		want     morePanels
+		want     playurl.MorePanels
 		redirect bool
 	}{
 		{"", 0, false},
 		{"open=", 0, true},
-		{"open=broker", moreBroker, false},
-		{"open=handlers,workers", moreWorkers | moreHandlers, true},
-		{"open=workers,handlers", moreWorkers | moreHandlers, false},
-		{"open=workers&open=broker", moreWorkers, true},
-		{"open=+broker+", moreBroker, true},
+		{"open=broker", playurl.MoreBroker, false},
+		{"open=handlers,workers", playurl.MoreWorkers | playurl.MoreHandlers, true},
+		{"open=workers,handlers", playurl.MoreWorkers | playurl.MoreHandlers, false},
+		{"open=workers&open=broker", playurl.MoreWorkers, true},
+		{"open=+broker+", playurl.MoreBroker, true},
 	} {
 		q, _ := url.ParseQuery(c.q)
-		s, redirect, err := stateFromQuery(q, p.home, sc.Workers)
-		if err != nil || s.open != c.want || redirect != c.redirect {
-			t.Errorf("%q: open %q, redirect %v, error %v; want %q, %v", c.q, s.open, redirect, err, c.want, c.redirect)
+		s, redirect, err := playurl.StateFromQuery(q, p.Home, sc.Workers)
+		if err != nil || s.Open != c.want || redirect != c.redirect {
+			t.Errorf("%q: open %q, redirect %v, error %v; want %q, %v", c.q, s.Open, redirect, err, c.want, c.redirect)
 			continue
 		}
-		back, _, err := stateFromQuery(mustParseQuery(t, p.query(s)), p.home, sc.Workers)
-		if err != nil || !back.equal(s) {
-			t.Errorf("%q: written as %q, reads back as open %q (%v)", c.q, p.query(s), back.open, err)
+		back, _, err := playurl.StateFromQuery(mustParseQuery(t, p.Query(s)), p.Home, sc.Workers)
+		if err != nil || !back.Equal(s) {
+			t.Errorf("%q: written as %q, reads back as open %q (%v)", c.q, p.Query(s), back.Open, err)
 		}
 	}
 }

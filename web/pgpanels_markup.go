@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"strings"
 	"sync"
 
@@ -14,12 +15,8 @@ import (
 // per data point, drawn with markup (markup.go says why); the panels
 // around them are in pglive_markup.go.
 
-// pgChartSVG is a ledger chart's drawing: axis, ticks, the cursor, the
+// drawChart draws a ledger chart: axis, ticks, the cursor, the
 // first divergence, the expected and actual lines and their dots.
-func pgChartSVG(c *chartView) templ.Component {
-	return markupComponent(func(m *markup) { drawChart(m, c) })
-}
-
 func drawChart(m *markup, c *chartView) {
 	m.raw(`<svg class="pg-chart" viewBox="0 0 `)
 	m.int(c.Width)
@@ -102,7 +99,7 @@ func pgStepGroups(pv *playgroundView) templ.Component {
 }
 
 func drawStepGroups(m *markup, pv *playgroundView) {
-	sql := pv.state.panels.has(panelSQL)
+	sql := pv.state.Panels.Has(playurl.PanelSQL)
 	m.raw(`<ol class="pg-step-groups">`)
 	for gi := range pv.steps {
 		g := &pv.steps[gi]
@@ -336,12 +333,8 @@ var keysHelpList = sync.OnceValue(func() string {
 	return string(m.b)
 })
 
-// pgRows is a ledger's rows panel: how its handler works, and its tables,
+// drawRows draws a ledger's rows panel: how its handler works, and its tables,
 // a cell each per column and row.
-func pgRows(h *handlerView) templ.Component {
-	return markupComponent(func(m *markup) { drawRows(m, h) })
-}
-
 func drawRows(m *markup, h *handlerView) {
 	m.raw(`<div class="pg-ledger-more" data-testid="pg-rows"><p class="pg-ledger-desc">`)
 	m.text(h.Description)

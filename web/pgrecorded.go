@@ -3,6 +3,8 @@ package web
 import (
 	"idemlab/lessons"
 	"idemlab/playground"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 )
 
 // A lesson block that runs on PostgreSQL (ledger: postgres-rc…), on a
@@ -29,17 +31,17 @@ type recordedView struct {
 
 // recordedBlockView is the view of a PostgreSQL block's recording, or nil
 // when the block has none (the lessons package reports that at load).
-func recordedBlockView(v *siteView, place pgPlace, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *playgroundView {
+func recordedBlockView(v *site.View, place playurl.Place, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *playgroundView {
 	rec := spec.Recorded
 	if rec == nil {
 		return nil
 	}
-	state := place.home
-	state.panels = panelSteps | panelSQL // the step list is the transcript; the SQL facts hold PostgreSQL's errors
+	state := place.Home
+	state.Panels = playurl.PanelSteps | playurl.PanelSQL // the step list is the transcript; the SQL facts hold PostgreSQL's errors
 	pv := newPlaygroundView(v, place, state, rec.Trace, sc)
-	onSQLite := place.home
-	onSQLite.ledger = ""
-	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.path(place.href(onSQLite))}
+	onSQLite := place.Home
+	onSQLite.Ledger = ""
+	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.Path(place.Href(onSQLite))}
 	return pv
 }
 
@@ -47,18 +49,18 @@ func recordedBlockView(v *siteView, place pgPlace, sc *playground.Scenario, spec
 // asked for by URL (a permalink, the query spelled out) on a server
 // without PostgreSQL; nil for any other state, which runs as usual (and a
 // PostgreSQL one is refused with a message naming -ledger-database).
-func recordedInstead(v *siteView, place pgPlace, sc *playground.Scenario, state State) *playgroundView {
-	if v.ledgers != nil || place.spec == nil || place.spec.Ledger == "" || !state.sameRun(place.home) {
+func recordedInstead(v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) *playgroundView {
+	if v.Ledgers != nil || place.Spec == nil || place.Spec.Ledger == "" || !state.SameRun(place.Home) {
 		return nil
 	}
-	return recordedBlockView(v, place, sc, place.spec)
+	return recordedBlockView(v, place, sc, place.Spec)
 }
 
 // caption is the lesson block's caption, when the playground shows the
 // block's own ledger: a caption tells what happens on that database, and
 // would mislead under a run on another ("" then, and outside a lesson).
 func (pv *playgroundView) caption() string {
-	if pv.spec == nil || pv.state.ledger != pv.spec.Ledger {
+	if pv.spec == nil || pv.state.Ledger != pv.spec.Ledger {
 		return ""
 	}
 	return pv.spec.Caption

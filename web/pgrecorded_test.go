@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"net/url"
 	"strings"
 	"testing"
@@ -87,16 +88,16 @@ func TestLessonPage_PostgresBlockWithoutPostgresShowsItsRecording(t *testing.T) 
 	// The block's own run by URL is its recording; another script on
 	// PostgreSQL is a 400 in place that names -ledger-database, not a
 	// SQLite run.
-	place := lessonPlace("check-then-insert-race", spec, false)
-	own := place.home
-	own.at = 2
-	resp = do(t, h, "GET", place.queryHref(own)+"&fragment=1")
+	place := playurl.LessonPlace("check-then-insert-race", spec, false)
+	own := place.Home
+	own.At = 2
+	resp = do(t, h, "GET", place.QueryHref(own)+"&fragment=1")
 	if doc := document(t, resp); resp.StatusCode != 200 || doc.Find(testID("pg-recorded")).Length() != 1 {
 		t.Errorf("the block's own run by URL: %d, recorded %d", resp.StatusCode, doc.Find(testID("pg-recorded")).Length())
 	}
-	other := place.home
-	other.events = other.events[:3]
-	resp = do(t, h, "GET", place.queryHref(other))
+	other := place.Home
+	other.Events = other.Events[:3]
+	resp = do(t, h, "GET", place.QueryHref(other))
 	if resp.StatusCode != 400 || !strings.Contains(document(t, resp).Text(), "-ledger-database") {
 		t.Errorf("another PostgreSQL script on a SQLite server: %d, want 400 naming -ledger-database", resp.StatusCode)
 	}
@@ -106,24 +107,24 @@ func TestLessonPage_PostgresBlockWithoutPostgresShowsItsRecording(t *testing.T) 
 // block's: ledger=sqlite for its SQLite state, nothing for its own.
 func TestPgURL_PostgresBlockSpellsSQLite(t *testing.T) {
 	spec := lessonPostgresBlock(t)
-	place := lessonPlace("check-then-insert-race", spec, false)
-	onSQLite := place.home
-	onSQLite.ledger = ""
-	q := place.query(onSQLite)
+	place := playurl.LessonPlace("check-then-insert-race", spec, false)
+	onSQLite := place.Home
+	onSQLite.Ledger = ""
+	q := place.Query(onSQLite)
 	if !strings.Contains(q, "ledger=sqlite") {
 		t.Errorf("SQLite state of a PostgreSQL block: %s", q)
 	}
 	vals, _ := url.ParseQuery(q)
-	back, redirect, err := stateFromQuery(vals, place.home, []string{"A", "B", "C"})
-	if err != nil || redirect || back.ledger != "" {
-		t.Errorf("decoded %q: ledger %q, redirect %v, %v", q, back.ledger, redirect, err)
+	back, redirect, err := playurl.StateFromQuery(vals, place.Home, []string{"A", "B", "C"})
+	if err != nil || redirect || back.Ledger != "" {
+		t.Errorf("decoded %q: ledger %q, redirect %v, %v", q, back.Ledger, redirect, err)
 	}
-	if q := place.query(place.home); strings.Contains(q, "ledger") {
+	if q := place.Query(place.Home); strings.Contains(q, "ledger") {
 		t.Errorf("the block's own state spells its ledger: %s", q)
 	}
 	vals.Set("ledger", "postgres-rc")
-	if back, redirect, _ := stateFromQuery(vals, place.home, []string{"A", "B", "C"}); !redirect || back.ledger != "postgres-rc" {
-		t.Errorf("ledger=postgres-rc on a postgres-rc block: redirect %v, ledger %q; want a redirect to the URL without it", redirect, back.ledger)
+	if back, redirect, _ := playurl.StateFromQuery(vals, place.Home, []string{"A", "B", "C"}); !redirect || back.Ledger != "postgres-rc" {
+		t.Errorf("ledger=postgres-rc on a postgres-rc block: redirect %v, ledger %q; want a redirect to the URL without it", redirect, back.Ledger)
 	}
 }
 

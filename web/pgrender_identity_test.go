@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"idemlab/web/admit"
+	"idemlab/web/playurl"
 	"io"
 	"net/http"
 	"net/url"
@@ -38,8 +40,8 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 		t.Skip("renders a few thousand states")
 	}
 	course, s := builtinCourse(t), exerciseServer(t)
-	s.adm.budget.Wall = 1 << 62 // a loaded machine must not turn a state into a busy page
-	s.limiter, s.adm.limiter = newRateLimiter(1e12, 1e12, false), newRateLimiter(1e12, 1e12, false)
+	s.adm.Budget.Wall = 1 << 62 // a loaded machine must not turn a state into a busy page
+	s.limiter, s.adm.Limiter = admit.NewRateLimiter(1e12, 1e12, false), admit.NewRateLimiter(1e12, 1e12, false)
 	h := s.Handler()
 	get := func(target string) []byte {
 		t.Helper()
@@ -67,8 +69,8 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range moreNames { // a control panel alone, as playground.js fetches it
-		seeds = append(seeds, "/playground?scenario=lost-ack&"+keyPanel+"="+name.name, "/playground?scenario=partition-crash&"+keyPanel+"="+name.name)
+	for _, name := range playurl.MoreNames { // a control panel alone, as playground.js fetches it
+		seeds = append(seeds, "/playground?scenario=lost-ack&"+playurl.KeyPanel+"="+name.Name, "/playground?scenario=partition-crash&"+playurl.KeyPanel+"="+name.Name)
 	}
 	seeds = append(seeds,
 		"/playground?scenario=lost-ack&script=deliver+msg-1%0Adeliver+nosuch&was=deliver+msg-1",

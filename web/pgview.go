@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +17,8 @@ import (
 // from one trace at one event cursor. The templates only lay it out.
 type playgroundView struct {
 	id       string // element id: the lesson block's id, or "playground"
-	place    pgPlace
-	state    State
+	place    playurl.Place
+	state    playurl.State
 	self     string // this state's href (site path, base included)
 	fullSize string // the same state in the full-size playground ("" there)
 	trace    *playground.Trace
@@ -65,19 +67,19 @@ type panelToggle struct {
 }
 
 // panelToggles word each panel's toggle.
-var panelToggles = map[pgPanels]panelToggle{
-	panelRows:    {Label: "Rows", Title: "Each ledger's rows, and how its handler works", TestID: "pg-show-rows"},
-	panelChart:   {Label: "Chart", Title: "Each ledger's key figure after every event", TestID: "pg-show-chart"},
-	panelDiagram: {Label: "Sequence diagram", Title: "Every delivery, statement and ack, lane by lane", TestID: "pg-show-diagram"},
-	panelSteps:   {Label: "Step by step", Title: "Every statement of every handler, in order", TestID: "pg-show-steps"},
-	panelSQL:     {Label: "With SQL", Title: "The SQL of every statement, its bound values and the rows it changed", TestID: "pg-show-sql"},
+var panelToggles = map[playurl.Panels]panelToggle{
+	playurl.PanelRows:    {Label: "Rows", Title: "Each ledger's rows, and how its handler works", TestID: "pg-show-rows"},
+	playurl.PanelChart:   {Label: "Chart", Title: "Each ledger's key figure after every event", TestID: "pg-show-chart"},
+	playurl.PanelDiagram: {Label: "Sequence diagram", Title: "Every delivery, statement and ack, lane by lane", TestID: "pg-show-diagram"},
+	playurl.PanelSteps:   {Label: "Step by step", Title: "Every statement of every handler, in order", TestID: "pg-show-steps"},
+	playurl.PanelSQL:     {Label: "With SQL", Title: "The SQL of every statement, its bound values and the rows it changed", TestID: "pg-show-sql"},
 }
 
-func newPanelToggle(v *siteView, pv *playgroundView, pn panelName) panelToggle {
-	t := panelToggles[pn.panel]
-	t.Name = pn.name
-	t.Href = v.path(pv.place.href(pv.state.toggled(pn.panel)))
-	t.Open = pv.state.panels.has(pn.panel)
+func newPanelToggle(v *site.View, pv *playgroundView, pn playurl.PanelName) panelToggle {
+	t := panelToggles[pn.Bit]
+	t.Name = pn.Name
+	t.Href = v.Path(pv.place.Href(pv.state.Toggled(pn.Bit)))
+	t.Open = pv.state.Panels.Has(pn.Bit)
 	return t
 }
 
@@ -135,21 +137,21 @@ type rowView struct {
 // ----- Building -----
 
 // newPlaygroundView computes the view of a trace at the state's cursor.
-func newPlaygroundView(v *siteView, place pgPlace, state State, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
-	place.links = newLinkCache(state)
+func newPlaygroundView(v *site.View, place playurl.Place, state playurl.State, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+	place.Links = playurl.NewLinkCache(state)
 	pv := &playgroundView{
-		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.spec,
+		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.Spec,
 		total: len(tr.Events), tickUnit: tr.TickUnit,
 	}
-	if place.block != "" {
-		pv.id = place.block
+	if place.Block != "" {
+		pv.id = place.Block
 	}
-	pv.at = state.cursor(pv.total)
+	pv.at = state.Cursor(pv.total)
 	pv.ledgers = ledgerSwitch(v, place, state)
-	pv.self = v.path(place.href(state))
-	pv.oembed = v.oembedHref(pageMeta{canonical: place.href(state)})
-	if place.kind != placePage {
-		pv.fullSize = v.path(fullSizeHref(state))
+	pv.self = v.Path(place.Href(state))
+	pv.oembed = v.OEmbedHref(site.PageMeta{Canonical: place.Href(state)})
+	if place.Kind != playurl.PlacePage {
+		pv.fullSize = v.Path(playurl.FullSizeHref(state))
 	}
 	if pv.at > 0 && len(tr.Handlers) > 0 {
 		pv.clock = tr.Handlers[0].Frames[pv.at-1].Tick
@@ -167,7 +169,7 @@ func newPlaygroundView(v *siteView, place pgPlace, state State, tr *playground.T
 	for i, ev := range tr.Events {
 		pv.events = append(pv.events, eventView{
 			Index: ev.Index, Text: ev.Text,
-			Href:      v.path(place.href(state.withAt(ev.Index, pv.total))),
+			Href:      v.Path(place.Href(state.WithAt(ev.Index, pv.total))),
 			Current:   ev.Index == pv.at,
 			Future:    ev.Index > pv.at,
 			Divergent: pv.div != nil && pv.div.Event == i+1,
@@ -177,14 +179,14 @@ func newPlaygroundView(v *siteView, place pgPlace, state State, tr *playground.T
 	// The lesson's expectation is about the end of its own script: once
 	// the learner runs something else (or looks at an earlier event), the
 	// chip would contradict the verdict beside it, so it goes.
-	expectFrom := place.spec
-	if !state.sameRun(place.home) || pv.at < pv.total {
+	expectFrom := place.Spec
+	if !state.SameRun(place.Home) || pv.at < pv.total {
 		expectFrom = nil
 	}
 	for i, h := range tr.Handlers {
-		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, expectFrom, state.panels))
+		pv.handlers = append(pv.handlers, newHandlerView(i, h, tr, sc, pv.at, kf, expectFrom, state.Panels))
 	}
-	if state.panels.has(panelChart) {
+	if state.Panels.Has(playurl.PanelChart) {
 		scaleCharts(pv.handlers)
 	}
 	var parts []string
@@ -199,19 +201,19 @@ func newPlaygroundView(v *siteView, place pgPlace, state State, tr *playground.T
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
 	pv.more = newMoreToggles(v, pv)
 	pv.controls = newControls(v, pv)
-	for _, pn := range panelNames {
-		if pn.panel == panelSQL {
+	for _, pn := range playurl.PanelNames {
+		if pn.Bit == playurl.PanelSQL {
 			pv.sqlToggle = newPanelToggle(v, pv, pn)
 		} else {
 			pv.toggles = append(pv.toggles, newPanelToggle(v, pv, pn))
 		}
 	}
 	// Only what is shown is laid out.
-	if state.panels.has(panelDiagram) {
+	if state.Panels.Has(playurl.PanelDiagram) {
 		pv.diagram = newDiagram(pv)
 		pv.arrowRef = "url(#" + pv.id + "-arrow)"
 	}
-	if state.panels.has(panelSteps) {
+	if state.Panels.Has(playurl.PanelSteps) {
 		pv.steps = newStepGroups(pv)
 	}
 	return pv
@@ -226,7 +228,7 @@ var verdictLabels = map[string]string{
 	playground.VerdictDeadLettered: "Gave up: dead-lettered",
 }
 
-func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec, panels pgPanels) *handlerView {
+func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc *playground.Scenario, at, kf int, spec *lessons.PlaygroundSpec, panels playurl.Panels) *handlerView {
 	hv := &handlerView{Index: i, Name: h.Name, Description: h.Description, Idempotent: h.Idempotent, Why: h.Why}
 	if spec != nil {
 		hv.Expect = spec.Expect[h.Name]
@@ -261,10 +263,10 @@ func newHandlerView(i int, h *playground.HandlerTrace, tr *playground.Trace, sc 
 		}
 		hv.Figures = append(hv.Figures, fv)
 	}
-	if panels.has(panelChart) {
+	if panels.Has(playurl.PanelChart) {
 		hv.Chart = newChart(h, sc, at, kf)
 	}
-	if !panels.has(panelRows) {
+	if !panels.Has(playurl.PanelRows) {
 		return hv
 	}
 	var ledger []playground.TableRows
@@ -526,17 +528,17 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 
 // scriptLines is the state's script one event per line, for the editor.
 func (pv *playgroundView) scriptLines() string {
-	return (&playground.Script{Events: pv.state.events}).Lines()
+	return (&playground.Script{Events: pv.state.Events}).Lines()
 }
 
 // homeHref is where this playground started, for the script that restores
 // blocks the Back button leaves behind.
 func (pv *playgroundView) homeHref() string {
-	return pv.self[:len(pv.self)-len(pv.place.href(pv.state))] + pv.place.queryHref(pv.place.home)
+	return pv.self[:len(pv.self)-len(pv.place.Href(pv.state))] + pv.place.QueryHref(pv.place.Home)
 }
 
 func pgKeysWhere(pv *playgroundView) string {
-	if pv.place.inLesson() {
+	if pv.place.InLesson() {
 		return " (click or tab into it first)"
 	}
 	return ""
@@ -575,13 +577,13 @@ type pickerCard struct {
 	Name, Title, Story, Handlers, Script, Href string
 }
 
-func pickerCards(v *siteView) []pickerCard {
+func pickerCards(v *site.View) []pickerCard {
 	var out []pickerCard
 	for _, sc := range playground.Scenarios() {
 		out = append(out, pickerCard{
 			Name: sc.Name, Title: sc.Title, Story: sc.Story, Script: sc.DefaultScript,
 			Handlers: strings.Join(sc.Handlers, ", "),
-			Href:     v.path("/playground?scenario=" + queryEscape(sc.Name)),
+			Href:     v.Path("/playground?scenario=" + playurl.QueryEscape(sc.Name)),
 		})
 	}
 	return out

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/admit"
 	"net/http"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 func TestPlaygroundClick_ParsesAndLooksUpOnce(t *testing.T) {
 	cached := newTestServer(t, Config{})
 	uncached := newTestServer(t, Config{}) // every click computed: the handler's decoding is the run's
-	uncached.adm.cache = newRunCache(0)
+	uncached.adm.Cache = admit.NewRunCache(0)
 	for _, h := range []http.Handler{cached.Handler(), uncached.Handler()} {
 		clickParsesAndLooksUpOnce(t, h)
 	}

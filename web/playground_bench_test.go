@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"idemlab/web/admit"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,12 +36,12 @@ func benchServerWith(b *testing.B, cfg Config) *Server {
 	_, restoreGC := gctune.Apply()
 	b.Cleanup(restoreGC)
 	s := newTestServer(b, cfg)
-	unlimited := newRateLimiter(1e12, 1e12, false)
-	s.limiter, s.adm.limiter = unlimited, unlimited
-	s.adm.cache = newRunCache(0) // keeps nothing: put refuses every answer
+	unlimited := admit.NewRateLimiter(1e12, 1e12, false)
+	s.limiter, s.adm.Limiter = unlimited, unlimited
+	s.adm.Cache = admit.NewRunCache(0) // keeps nothing: put refuses every answer
 	// A machine shared with other work can stretch a click past the
 	// budget's wall clock (a 503): the benchmark measures CPU, not that.
-	s.adm.budget.Wall = time.Minute
+	s.adm.Budget.Wall = time.Minute
 	return s
 }
 
@@ -245,8 +247,8 @@ func BenchmarkGzipLevel(b *testing.B) {
 		level int
 	}{{"huffman-only", gzip.HuffmanOnly}, {"stateless", gzip.StatelessCompression}, {"1", gzip.BestSpeed}, {"2", 2}, {"3", 3}, {"4", 4}, {"5", 5}, {"default", gzip.DefaultCompression}, {"9", gzip.BestCompression}, {"stdlib-1", stdlibLevel}} {
 		b.Run(level.name, func(b *testing.B) {
-			z := newGzipper(level.level, 1)
-			compress := z.compress
+			z := site.NewGzipper(level.level, 1)
+			compress := z.Compress
 			if level.level == stdlibLevel {
 				compress = stdlibGzip()
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"idemlab/web/playurl"
 	"io"
 	"net/http"
 	"net/url"
@@ -19,14 +20,14 @@ import (
 )
 
 // livePlayground runs a request and renders the playground component.
-func livePlayground(t *testing.T, place func(*playground.Scenario) pgPlace, state State) (*playgroundView, *goquery.Document) {
+func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place, state playurl.State) (*playgroundView, *goquery.Document) {
 	t.Helper()
 	v := testView(t)
-	sc, err := playground.LookupScenario(state.scenario)
+	sc, err := playground.LookupScenario(state.Scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := state.request(sc, nil)
+	req, err := state.Request(sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func livePlayground(t *testing.T, place func(*playground.Scenario) pgPlace, stat
 	return pv, render(t, LivePlayground(pv))
 }
 
-func pagePlaceOf(sc *playground.Scenario) pgPlace { return pagePlace(sc, false) }
+func pagePlaceOf(sc *playground.Scenario) playurl.Place { return playurl.PagePlace(sc, false) }
 
 // eventsOf parses a script the test knows to be valid.
 func eventsOf(text string) []playground.Event {
@@ -50,14 +51,14 @@ func eventsOf(text string) []playground.Event {
 }
 
 // lostAckState is a state of the full-size playground, with its panels.
-func lostAckState(at int) State {
-	return State{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"},
-		events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), at: at,
-		panels: panelRows | panelChart | panelDiagram | panelSteps}
+func lostAckState(at int) playurl.State {
+	return playurl.State{Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"},
+		Events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), At: at,
+		Panels: playurl.PanelRows | playurl.PanelChart | playurl.PanelDiagram | playurl.PanelSteps}
 }
 
 func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, lostAckState(-1).toggled(panelSQL))
+	_, doc := livePlayground(t, pagePlaceOf, lostAckState(-1).Toggled(playurl.PanelSQL))
 	fig := doc.Find("figure" + testID("playground"))
 	if fig.Length() != 1 {
 		t.Fatal("no figure[data-testid=playground]")
@@ -186,7 +187,7 @@ func TestLivePlayground_CursorShowsAnEarlierState(t *testing.T) {
 }
 
 func TestLivePlayground_FaultsAmendTheLastDelivery(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, State{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1"), at: -1})
+	_, doc := livePlayground(t, pagePlaceOf, playurl.State{Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"}, Events: eventsOf("deliver msg-1"), At: -1})
 	faults := doc.Find(testID("pg-faults"))
 	want := map[string]string{
 		"pg-lose-ack":         "deliver msg-1 lose-ack",
@@ -206,7 +207,7 @@ func TestLivePlayground_FaultsAmendTheLastDelivery(t *testing.T) {
 func TestLivePlayground_EscapesEverything(t *testing.T) {
 	spec := &lessons.PlaygroundSpec{ID: "pg-1", Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"},
 		Script: "deliver msg-1", Caption: `<img src=x onerror=alert(1)>`}
-	_, doc := livePlayground(t, func(*playground.Scenario) pgPlace { return lessonPlace(`x"><script>`, spec, false) }, State{scenario: "lost-ack", handlers: spec.Handlers, events: eventsOf("deliver msg-1"), at: -1})
+	_, doc := livePlayground(t, func(*playground.Scenario) playurl.Place { return playurl.LessonPlace(`x"><script>`, spec, false) }, playurl.State{Scenario: "lost-ack", Handlers: spec.Handlers, Events: eventsOf("deliver msg-1"), At: -1})
 	if n := doc.Find("script, img").Length(); n != 0 {
 		t.Errorf("%d elements injected", n)
 	}
@@ -468,7 +469,7 @@ func TestPlaygroundControls_EveryLinkWorks(t *testing.T) {
 	s := newTestServer(t, Config{})
 	// One test client follows every control at once, far faster than a
 	// learner clicks: lift its share (ratelimit_test.go tests the limit).
-	s.limiter.perSecond, s.limiter.burst = 1e6, 1e6
+	s.limiter.PerSecond, s.limiter.Burst = 1e6, 1e6
 	h := s.Handler()
 	for _, start := range []string{
 		"/playground?scenario=lost-ack",
@@ -549,8 +550,8 @@ func TestPlaygroundPage_WeightAndNothingExternal(t *testing.T) {
 // Mid-race, the workers hold the message: the ledgers differ from the
 // expected ones because nothing has committed yet, which is not a loss.
 func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
-	state := State{scenario: "concurrent-duplicate", handlers: []string{"check-then-insert", "dedupe-tx"},
-		events: eventsOf("start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B"), at: 4}
+	state := playurl.State{Scenario: "concurrent-duplicate", Handlers: []string{"check-then-insert", "dedupe-tx"},
+		Events: eventsOf("start msg-1 on A; start msg-1 on B; step A; step B; finish A; finish B"), At: 4}
 	_, doc := livePlayground(t, pagePlaceOf, state)
 	doc.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
 		if got := s.AttrOr("data-verdict", ""); got != playground.VerdictPending {
@@ -560,7 +561,7 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 			t.Errorf("in-flight text = %q", got)
 		}
 	})
-	state.at = -1
+	state.At = -1
 	_, doc = livePlayground(t, pagePlaceOf, state)
 	if got := doc.Find(testID("pg-verdict")+`[data-handler="check-then-insert"]`).AttrOr("data-verdict", ""); got != "duplicate-effect" {
 		t.Errorf("after the race check-then-insert is %q, want duplicate-effect", got)
@@ -572,8 +573,8 @@ func TestLivePlayground_InFlightIsNotLost(t *testing.T) {
 // says that the payment (not a message) was credited twice, by which
 // messages, at which steps; dedupe-key's says every message took effect once.
 func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, State{scenario: "producer-retry", handlers: []string{"dedupe-tx", "dedupe-key"},
-		events: eventsOf("deliver msg-1; deliver msg-2; deliver msg-3"), at: -1})
+	_, doc := livePlayground(t, pagePlaceOf, playurl.State{Scenario: "producer-retry", Handlers: []string{"dedupe-tx", "dedupe-key"},
+		Events: eventsOf("deliver msg-1; deliver msg-2; deliver msg-3"), At: -1})
 	fig := doc.Find(testID("playground"))
 	if got := strings.Join(strings.Fields(fig.Find(`[data-message="msg-2"]`).Text()), " "); !strings.Contains(got, "credit 75 to acc-1 (payment pay-7)") {
 		t.Errorf("msg-2 reads %q; want its payment named", got)
@@ -593,8 +594,8 @@ func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
 // message again, the sequence diagram and the step list name the new copy,
 // so its own lease and ack can be told from the first copy's.
 func TestLivePlayground_ARepublishedCopyIsNamed(t *testing.T) {
-	_, doc := livePlayground(t, pagePlaceOf, State{scenario: "webhook-retry", handlers: []string{"dedupe-tx"},
-		events: eventsOf("start evt-1 on A; step A 2; publish evt-1 to B; finish A"), at: -1, panels: panelDiagram | panelSteps})
+	_, doc := livePlayground(t, pagePlaceOf, playurl.State{Scenario: "webhook-retry", Handlers: []string{"dedupe-tx"},
+		Events: eventsOf("start evt-1 on A; step A 2; publish evt-1 to B; finish A"), At: -1, Panels: playurl.PanelDiagram | playurl.PanelSteps})
 	fig := doc.Find(testID("playground"))
 	if got := fig.Find(testID("pg-diagram")).Text(); !strings.Contains(got, "evt-1 copy 2") {
 		t.Errorf("the diagram does not name the second copy: %q", strings.Join(strings.Fields(got), " "))

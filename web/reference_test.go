@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/playurl"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -136,7 +137,7 @@ func TestIndexPage_EmbeddedCourseCountsItsLessons(t *testing.T) {
 	if got := glossary.Find(testID("lesson-position")).Text(); got != "Reference" {
 		t.Errorf("glossary position = %q, want Reference", got)
 	}
-	last := document(t, do(t, h, "GET", lessonPath(course.Lessons[n-1].Slug)))
+	last := document(t, do(t, h, "GET", playurl.LessonPath(course.Lessons[n-1].Slug)))
 	if got, want := last.Find(testID("lesson-position")).Text(), fmt.Sprintf("Lesson %d of %d", n, n); got != want {
 		t.Errorf("the last lesson's position = %q, want %q", got, want)
 	}

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/admit"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -25,31 +28,31 @@ type Server struct {
 	base     string // path prefix from PublicURL
 	origin   string // scheme://host from PublicURL
 	version  string
-	assets   *assetSet
+	assets   *site.Assets
 	policy   securityPolicy
 	site     atomic.Pointer[renderedSite]
-	fallback *payload // a plain 500 page, for when rendering the error page fails
+	fallback *site.Payload // a plain 500 page, for when rendering the error page fails
 	handler  http.Handler
-	metrics  *metrics
-	limiter  *rateLimiter
-	adm      *admission                  // the one path of everything that runs SQL
+	metrics  *site.Metrics
+	limiter  *admit.RateLimiter
+	adm      *admit.Admission            // the one path of everything that runs SQL
 	workshop *workshopState              // nil: workshop mode is off
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
-	ledgerGate *ledgerGate
+	ledgerGate *admit.LedgerGate
 
 	// errorContent draws the content of error pages. A field so that a test
 	// can make it fail and see the fallback page.
-	errorContent func(v *siteView, e errorView) templ.Component
+	errorContent func(v *site.View, e site.ErrorView) templ.Component
 }
 
 // renderedSite is one course with every page pre-rendered. It is replaced as
 // a whole, never modified, so readers need no lock.
 type renderedSite struct {
-	view    *siteView
-	index   *payload
-	lessons map[string]*payload // slug → lesson page
-	embeds  map[string]*payload // slug → embed page
+	view    *site.View
+	index   *site.Payload
+	lessons map[string]*site.Payload // slug → lesson page
+	embeds  map[string]*site.Payload // slug → embed page
 	// blocks holds every lesson playground in its initial state, by
 	// lessonKey(slug, embed) and block id, for pages with one block changed.
 	blocks map[string]map[string]*playgroundView
@@ -69,7 +72,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	assets, err := newAssetSet(base, static.FS, map[string][]byte{
+	assets, err := site.NewAssets(base, static.FS, map[string][]byte{
 		"app.css":       static.Stylesheet(),
 		"highlight.css": lessons.HighlightCSS(),
 	})
@@ -87,23 +90,23 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		version:  cfg.Version,
 		assets:   assets,
 		policy:   newSecurityPolicy(strings.Join(ancestors, " ")),
-		fallback: newPayload([]byte(strings.Replace(fallbackErrorPage, `href="/"`, `href="`+base+`/"`, 1)), ""),
+		fallback: site.NewPayload([]byte(strings.Replace(fallbackErrorPage, `href="/"`, `href="`+base+`/"`, 1)), ""),
 
-		errorContent: errorPage,
+		errorContent: site.ErrorPage,
 		ledgers:      cfg.Ledgers,
 	}
-	s.metrics = newMetrics()
-	s.limiter = newRateLimiter(rateLimitPerSecond, rateLimitBurst, cfg.TrustProxy)
-	s.adm = newAdmission(s.metrics, s.limiter)
-	s.ledgerGate = newLedgerGate(cfg.Ledgers, s.metrics)
+	s.metrics = site.NewMetrics()
+	s.limiter = admit.NewRateLimiter(admit.RateLimitPerSecond, admit.RateLimitBurst, cfg.TrustProxy)
+	s.adm = admit.New(s.metrics, s.limiter)
+	s.ledgerGate = admit.NewLedgerGate(cfg.Ledgers, s.metrics)
 	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
-	site, err := s.render(course)
+	cur, err := s.render(course)
 	if err != nil {
 		return nil, err
 	}
-	s.site.Store(site)
+	s.site.Store(cur)
 	s.handler = s.buildHandler()
 	return s, nil
 }
@@ -117,13 +120,13 @@ func (s *Server) SetCourse(course *lessons.Course) {
 		s.logger.Error("web: SetCourse called with a nil course; keeping the current one")
 		return
 	}
-	site, err := s.render(course)
+	cur, err := s.render(course)
 	if err != nil {
 		s.logger.Error("web: keeping the current course", "err", err)
 		return
 	}
-	s.site.Store(site)
-	s.adm.invalidate()
+	s.site.Store(cur)
+	s.adm.Invalidate()
 }
 
 // Handler is the whole site, middleware included.
@@ -139,7 +142,7 @@ type route struct {
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
 	ex := newExerciseChecker(s, defaultCheckConcurrency())
-	ex.slots = s.adm.slots // checks and runs share the admission's slots
+	ex.slots = s.adm.Slots // checks and runs share the admission's slots
 	return append([]route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
@@ -167,8 +170,8 @@ func (s *Server) buildHandler() http.Handler {
 	}
 	protection := http.NewCrossOriginProtection()
 	protection.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.serveError(w, r, &serverError{status: http.StatusForbidden,
-			message: "This request came from another site, so it was refused. Nothing was changed."})
+		s.serveError(w, r, &site.Error{Status: http.StatusForbidden,
+			Message: "This request came from another site, so it was refused. Nothing was changed."})
 	}))
 	var h http.Handler = s.withFriendlyFallbacks(mux)
 	h = s.withBasePath(h)
@@ -232,30 +235,30 @@ func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error 
 }
 
 func unknownLesson(slug string) error {
-	return notFoundf("There is no lesson called “%s”. Pick one from the list below.", english.Truncate(slug, 80))
+	return site.NotFoundf("There is no lesson called “%s”. Pick one from the list below.", english.Truncate(slug, 80))
 }
 
 // healthBody is the answer of /healthz.
-var healthBody = newPayload([]byte("ok"), "")
+var healthBody = site.NewPayload([]byte("ok"), "")
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) error {
-	writeBody(w, r, http.StatusOK, textContentType, noStore, healthBody)
+	site.WriteBody(w, r, http.StatusOK, site.TextContentType, site.NoStore, healthBody)
 	return nil
 }
 
 func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
-	a, ok := s.assets.lookup(r.PathValue("file"))
+	a, ok := s.assets.Lookup(r.PathValue("file"))
 	if !ok {
-		return notFoundf("There is no file called “%s” here. Static files change name when their content changes; reload the page to get the current ones.", r.PathValue("file"))
+		return site.NotFoundf("There is no file called “%s” here. Static files change name when their content changes; reload the page to get the current ones.", r.PathValue("file"))
 	}
-	writeBody(w, r, http.StatusOK, a.contentType, immutable, a.payload)
+	site.WriteBody(w, r, http.StatusOK, a.ContentType, site.Immutable, a.Payload)
 	return nil
 }
 
 // servePage writes a pre-rendered page. Pages change when the lessons folder
 // does, so browsers revalidate them (cheaply, by ETag).
-func servePage(w http.ResponseWriter, r *http.Request, p *payload) {
-	writeBody(w, r, http.StatusOK, htmlContentType, revalidate, p)
+func servePage(w http.ResponseWriter, r *http.Request, p *site.Payload) {
+	site.WriteBody(w, r, http.StatusOK, site.HtmlContentType, site.Revalidate, p)
 }
 
 // ----- Errors -----
@@ -266,33 +269,33 @@ func servePage(w http.ResponseWriter, r *http.Request, p *payload) {
 // {"error", "field"} under /api/. If even the error page fails to render,
 // a pre-rendered fallback is sent.
 func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
-	e := classify(r, err)
+	e := site.Classify(r, err)
 	switch {
-	case e.status >= 500:
-		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", e.status, "err", err)
-	case e.status == statusClientClosedRequest:
+	case e.Status >= 500:
+		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", e.Status, "err", err)
+	case e.Status == site.StatusClientClosedRequest:
 		s.logger.InfoContext(r.Context(), "the client went away before its answer was ready", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	if e.retryAfter > 0 {
-		retryAfterHeader(w, e.retryAfter)
+	if e.RetryAfter > 0 {
+		admit.RetryAfterHeader(w, e.RetryAfter)
 	}
 	if isAPI(r) {
-		writeJSON(w, r, e.status, noStore, apiError{Error: e.message, Field: e.field}) // two strings: cannot fail
+		site.WriteJSON(w, r, e.Status, site.NoStore, apiError{Error: e.Message, Field: e.Field}) // two strings: cannot fail
 		return
 	}
-	view := errorView{status: e.status, title: errorTitle(e.status), message: e.message, action: e.action}
-	site := s.site.Load()
-	meta := pageMeta{title: view.title, section: "error"}
-	layout := page(site.view, meta)
+	view := site.ErrorView{Status: e.Status, Title: errorTitle(e.Status), Message: e.Message, Action: e.Action}
+	cur := s.site.Load()
+	meta := site.PageMeta{Title: view.Title, Section: "error"}
+	layout := site.Page(cur.view, meta)
 	if strings.HasPrefix(r.URL.Path, "/embed/") {
-		layout = embedPage(site.view, meta) // an error inside an iframe keeps the iframe's look
+		layout = site.EmbedPage(cur.view, meta) // an error inside an iframe keeps the iframe's look
 	}
 	// The page renders even when the client has gone: its request log line
 	// should say what was answered, not that rendering was cancelled.
 	r = r.WithContext(context.WithoutCancel(r.Context()))
-	if renderErr := writeHTML(w, r, e.status, noStore, layout, s.errorContent(site.view, view)); renderErr != nil {
-		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.status, "err", renderErr)
-		writeBody(w, r, http.StatusInternalServerError, htmlContentType, noStore, s.fallback)
+	if renderErr := site.WriteHTML(w, r, e.Status, site.NoStore, layout, s.errorContent(cur.view, view)); renderErr != nil {
+		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.Status, "err", renderErr)
+		site.WriteBody(w, r, http.StatusInternalServerError, site.HtmlContentType, site.NoStore, s.fallback)
 	}
 }
 
@@ -358,11 +361,11 @@ func (s *Server) withFriendlyFallbacks(mux *http.ServeMux) http.Handler {
 		h.ServeHTTP(capture, r)
 		switch capture.status {
 		case http.StatusNotFound:
-			s.serveError(w, r, notFoundf("There is no page at %s. It may have moved, or the link may have a typo.", english.Truncate(r.URL.Path, 120)))
+			s.serveError(w, r, site.NotFoundf("There is no page at %s. It may have moved, or the link may have a typo.", english.Truncate(r.URL.Path, 120)))
 		case http.StatusMethodNotAllowed:
 			w.Header()["Allow"] = capture.header["Allow"]
-			s.serveError(w, r, &serverError{status: http.StatusMethodNotAllowed,
-				message: fmt.Sprintf("%s does not accept %s requests; it accepts %s.", english.Truncate(r.URL.Path, 120), r.Method, capture.header.Get("Allow"))})
+			s.serveError(w, r, &site.Error{Status: http.StatusMethodNotAllowed,
+				Message: fmt.Sprintf("%s does not accept %s requests; it accepts %s.", english.Truncate(r.URL.Path, 120), r.Method, capture.header.Get("Allow"))})
 		default:
 			for k, v := range capture.header {
 				w.Header()[k] = v
@@ -397,53 +400,66 @@ func (c *capturedResponse) WriteHeader(status int) {
 
 // render pre-renders every page of a course.
 func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
-	view := &siteView{base: s.base, origin: s.origin, version: s.version, assets: s.assets, course: course, workshop: s.workshop != nil, ledgers: s.ledgers}
-	site := &renderedSite{
+	view := &site.View{Base: s.base, Origin: s.origin, Version: s.version, Assets: s.assets, Course: course, Workshop: s.workshop != nil, Ledgers: s.ledgers}
+	cur := &renderedSite{
 		view:    view,
-		lessons: make(map[string]*payload, len(course.Lessons)),
-		embeds:  make(map[string]*payload, len(course.Lessons)),
+		lessons: make(map[string]*site.Payload, len(course.Lessons)),
+		embeds:  make(map[string]*site.Payload, len(course.Lessons)),
 		blocks:  make(map[string]map[string]*playgroundView, 2*len(course.Lessons)),
 	}
 	ctx := context.Background()
 	var err error
-	site.index, err = renderPage(ctx, page(view, pageMeta{description: siteTagline, canonical: "/", section: "home"}), indexPage(view))
+	cur.index, err = renderPage(ctx, site.Page(view, site.PageMeta{Description: site.SiteTagline, Canonical: "/", Section: "home"}), indexPage(view))
 	if err != nil {
 		return nil, fmt.Errorf("web: rendering the course index: %w", err)
 	}
 	for _, l := range course.Lessons {
-		if _, dup := site.lessons[l.Slug]; dup {
+		if _, dup := cur.lessons[l.Slug]; dup {
 			return nil, fmt.Errorf("web: two lessons have the slug %q (%s)", l.Slug, l.Path)
 		}
-		pos, _ := positionOf(course, l.Slug)
-		meta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
-		if pos.prev != nil {
-			meta.prev = lessonPath(pos.prev.Slug)
+		pos, _ := site.PositionOf(course, l.Slug)
+		meta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
+		if pos.Prev != nil {
+			meta.Prev = playurl.LessonPath(pos.Prev.Slug)
 		}
-		if pos.next != nil {
-			meta.next = lessonPath(pos.next.Slug)
+		if pos.Next != nil {
+			meta.Next = playurl.LessonPath(pos.Next.Slug)
 		}
 		pgs := blockViews(view, l, false)
-		site.blocks[lessonKey(l.Slug, false)] = pgs
-		if site.lessons[l.Slug], err = renderPage(ctx, page(view, meta), lessonPage(view, l, pos, pgs)); err != nil {
+		cur.blocks[lessonKey(l.Slug, false)] = pgs
+		if cur.lessons[l.Slug], err = renderPage(ctx, site.Page(view, meta), lessonPage(view, l, pos, pgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering lesson %s: %w", l.Path, err)
 		}
 		// The embed's canonical is the full lesson; it has no rel=prev/next so
 		// the arrow keys never navigate an iframe away.
-		embedMeta := pageMeta{title: l.Title, description: l.Summary, canonical: lessonPath(l.Slug), section: "lesson"}
+		embedMeta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
 		embedPgs := blockViews(view, l, true)
-		site.blocks[lessonKey(l.Slug, true)] = embedPgs
-		if site.embeds[l.Slug], err = renderPage(ctx, embedPage(view, embedMeta), embedLessonPage(view, l, pos, embedPgs)); err != nil {
+		cur.blocks[lessonKey(l.Slug, true)] = embedPgs
+		if cur.embeds[l.Slug], err = renderPage(ctx, site.EmbedPage(view, embedMeta), embedLessonPage(view, l, pos, embedPgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering the embed view of lesson %s: %w", l.Path, err)
 		}
 	}
-	return site, nil
+	return cur, nil
 }
 
 // renderPage renders content inside a layout into a payload.
-func renderPage(ctx context.Context, layout, content templ.Component) (*payload, error) {
+func renderPage(ctx context.Context, layout, content templ.Component) (*site.Payload, error) {
 	var buf bytes.Buffer
 	if err := layout.Render(templ.WithChildren(ctx, content), &buf); err != nil {
 		return nil, err
 	}
-	return newPayload(buf.Bytes(), ""), nil
+	return site.NewPayload(buf.Bytes(), ""), nil
+}
+
+// PlaygroundLink is the site path that replays a checker's counterexample
+// in the playground with the learner's handler source, for the CLI; the
+// playground's URL codec (playurl) writes it.
+func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string {
+	return playurl.PlaygroundLink(ce, handlerSource)
+}
+
+// serveMetrics is GET /metrics.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
+	s.metrics.Handler.ServeHTTP(w, r)
+	return nil
 }

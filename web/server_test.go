@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"idemlab/web/playurl"
 	"io"
 	"log/slog"
 	"net/http"
@@ -290,7 +291,7 @@ func TestServer_EmbeddedCourse(t *testing.T) {
 	}
 	h := s.Handler()
 	for _, l := range course.Lessons {
-		for _, target := range []string{lessonPath(l.Slug), embedPath(l.Slug)} {
+		for _, target := range []string{playurl.LessonPath(l.Slug), playurl.EmbedPath(l.Slug)} {
 			resp := do(t, h, "GET", target)
 			if resp.StatusCode != 200 {
 				t.Errorf("GET %s = %d", target, resp.StatusCode)

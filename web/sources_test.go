@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/site"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -19,7 +20,7 @@ func TestLessonArticle_ListsSourcesAfterTheBody(t *testing.T) {
 		{Title: "Amazon SQS: visibility timeout", URL: "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html"},
 		{Title: "<script>alert(1)</script> & more", URL: "https://example.com/a?b=1&c=2"},
 	}
-	pos, _ := positionOf(course, l.Slug)
+	pos, _ := site.PositionOf(course, l.Slug)
 	for _, embed := range []bool{false, true} {
 		doc := render(t, lessonArticle(v, l, pos, embed, nil))
 		section := doc.Find(testID("lesson-sources"))
@@ -46,7 +47,7 @@ func TestLessonArticle_ListsSourcesAfterTheBody(t *testing.T) {
 			t.Errorf("embed=%v: a title's markup was not escaped", embed)
 		}
 	}
-	other, _ := positionOf(course, course.Lessons[1].Slug)
+	other, _ := site.PositionOf(course, course.Lessons[1].Slug)
 	if n := render(t, lessonArticle(v, course.Lessons[1], other, false, nil)).Find(testID("lesson-sources")).Length(); n != 0 {
 		t.Errorf("a lesson without sources has %d sources sections", n)
 	}

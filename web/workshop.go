@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"idemlab/web/admit"
+	"idemlab/web/site"
 	"net/http"
 	"strings"
 
@@ -41,7 +43,7 @@ type workshopState struct {
 	// mechanism, a token bucket (ratelimit.go): only a wrong code takes a
 	// token, so a class behind one address joins freely, and a guesser
 	// gets WrongCodesPerMinute tries at once, then one every 60/N seconds.
-	joins  *rateLimiter
+	joins  *admit.RateLimiter
 	secure bool
 }
 
@@ -59,7 +61,7 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	return &workshopState{
 		svc:    cfg.Service,
 		key:    []byte(cfg.InstructorKey),
-		joins:  newRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
+		joins:  admit.NewRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
 		secure: strings.HasPrefix(publicURL, "https://"),
 	}, nil
 }
@@ -157,7 +159,7 @@ func (s *Server) learner(r *http.Request) (*workshopState, workshop.Room, worksh
 // its status, the request field to blame, and a message in the visitor's
 // terms (under /api/ it is JSON {"error", "field"}).
 func wsError(status int, field, message string) error {
-	return &serverError{status: status, field: field, message: message}
+	return &site.Error{Status: status, Field: field, Message: message}
 }
 
 // workshopErr gives workshop's errors their status and a message a person

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"idemlab/web/playurl"
 	"strconv"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	outsider, closeOutsider := chromedp.NewContext(instructor, chromedp.WithNewBrowserContext())
 	fetchedWorkshop := `performance.getEntriesByType("resource").some(e => e.name.includes("/static/workshop."))`
 	for who, ctx := range map[string]context.Context{"an outsider": outsider, "Cy": learners["Cy"]} {
-		run(t, ctx, chromedp.Navigate(base+lessonPath(lostAckSlug)))
+		run(t, ctx, chromedp.Navigate(base+playurl.LessonPath(lostAckSlug)))
 		waitFor(t, ctx, `#pg-1[data-script]`)
 		inRoom := who == "Cy"
 		if inRoom {
@@ -136,7 +137,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	spec := builtinExercise(t, "dedupe-credit")
 	ada := learners["Ada"]
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
-	run(t, ada, chromedp.Navigate(base+lessonPath(spec.Lesson)+"#ex-"+spec.ID))
+	run(t, ada, chromedp.Navigate(base+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID))
 	exWait(t, ada, "the editor", `document.querySelector('`+sel+` textarea')`)
 	eval[bool](t, ada, fmt.Sprintf(`(() => { const a = document.querySelector('%s textarea'); a.value = %s; a.dispatchEvent(new Event("input", {bubbles: true})); return true })()`, sel, strconv.Quote(spec.Solution)))
 	exClick(t, ada, sel+` [data-testid="exercise-check"]`)
@@ -150,7 +151,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	step("Ada passed")
 	// Bob fails it: the class view offers his counterexample to show the class.
 	bob := learners["Bob"]
-	run(t, bob, chromedp.Navigate(base+lessonPath(spec.Lesson)+"#ex-"+spec.ID))
+	run(t, bob, chromedp.Navigate(base+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID))
 	exWait(t, bob, "the editor", `document.querySelector('`+sel+` textarea')`)
 	exClick(t, bob, sel+` [data-testid="exercise-check"]`)
 	exWait(t, bob, "the counterexample", exResultState(spec.ID)+` === "fail"`)
@@ -160,7 +161,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	projector, closeProjector := chromedp.NewContext(instructor) // another tab, for the projector
 	show := eval[string](t, instructor, `document.querySelector('[data-testid="ws-show-class"]').href`)
 	run(t, projector, chromedp.Navigate(show))
-	waitFor(t, projector, `[data-testid="pg-verdict"][data-handler="`+learnerHandlerName+`"]`)
+	waitFor(t, projector, `[data-testid="pg-verdict"][data-handler="`+playurl.LearnerHandlerName+`"]`)
 	closeProjector()
 	// Lessons opened, quizzes answered and goals met reach the server;
 	// a page marks a met goal with data-goal-met or the idemlab:goal event.
@@ -187,7 +188,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 	step("Bob first")
 	// Every learner opens the lost-ack lesson; a chaos push reaches all three playgrounds.
 	for _, name := range names {
-		run(t, learners[name], chromedp.Navigate(base+lessonPath(lostAckSlug)))
+		run(t, learners[name], chromedp.Navigate(base+playurl.LessonPath(lostAckSlug)))
 		waitFor(t, learners[name], `#pg-1[data-script]`)
 		waitFor(t, learners[name], `[data-testid="ws-banner"]`)
 	}

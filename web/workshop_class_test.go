@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"idemlab/web/playurl"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,7 +37,7 @@ func TestWorkshop_ShowItToTheClassOpensTheCounterexample(t *testing.T) {
 		t.Fatal("the exercise's start passes")
 	}
 	// What the learner's page links to, as workshop.js sends it.
-	href := counterexampleHref(ce, spec.Start, spec.ID)
+	href := playurl.CounterexampleHref(ce, spec.Start, spec.ID)
 	query := href[strings.Index(href, "?")+1:]
 	failed := func(playground string) string {
 		b, _ := json.Marshal(map[string]any{"kind": "exercise_checked", "exercise": spec.ID, "passed": false, "counterexample": ce.Script, "playground": playground})
@@ -75,7 +76,7 @@ func TestWorkshop_ShowItToTheClassOpensTheCounterexample(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the link answers %d", resp.StatusCode)
 	}
-	if pg.Find(testID("pg-verdict")+`[data-handler="`+learnerHandlerName+`"]`).Length() != 1 || pg.Find(testID("playground")).AttrOr("data-script", "") != ce.Script {
+	if pg.Find(testID("pg-verdict")+`[data-handler="`+playurl.LearnerHandlerName+`"]`).Length() != 1 || pg.Find(testID("playground")).AttrOr("data-script", "") != ce.Script {
 		t.Errorf("the link does not open the counterexample with the learner's handler")
 	}
 }
@@ -144,14 +145,14 @@ func TestWorkshop_OpenUpToLocksLaterLessonsForTheRoomOnly(t *testing.T) {
 		}
 		return isLocked
 	}
-	if locked(ada, lessonPath(second)) {
+	if locked(ada, playurl.LessonPath(second)) {
 		t.Error("locked before any pace push")
 	}
 	pace("form-key-pace-1", workshop.PaceOpen, "1")
-	if !locked(ada, lessonPath(second)) || !locked(ada, lessonPath(second)+"?pg=pg-1") {
+	if !locked(ada, playurl.LessonPath(second)) || !locked(ada, playurl.LessonPath(second)+"?pg=pg-1") {
 		t.Error("open up to lesson 1 leaves lesson 2 open to the room")
 	}
-	if locked(ada, lessonPath(first)) || locked(outsider, lessonPath(second)) {
+	if locked(ada, playurl.LessonPath(first)) || locked(outsider, playurl.LessonPath(second)) {
 		t.Error("lesson 1, or lesson 2 for someone outside the room, is locked")
 	}
 	// In an embed the learner's token travels in the URL, and so do the lock page's links.
@@ -161,12 +162,12 @@ func TestWorkshop_OpenUpToLocksLaterLessonsForTheRoomOnly(t *testing.T) {
 			token = c.Value
 		}
 	}
-	resp := get(t, ws.client(t), ws.srv.URL+"/embed"+lessonPath(second)+"?ws="+token)
-	if body := readBody(t, resp); !strings.Contains(body, `data-testid="ws-locked"`) || !strings.Contains(body, lessonPath(first)+"?ws="+token) {
+	resp := get(t, ws.client(t), ws.srv.URL+"/embed"+playurl.LessonPath(second)+"?ws="+token)
+	if body := readBody(t, resp); !strings.Contains(body, `data-testid="ws-locked"`) || !strings.Contains(body, playurl.LessonPath(first)+"?ws="+token) {
 		t.Errorf("the embedded lesson is not locked, or its link loses the token")
 	}
 	pace("form-key-pace-2", workshop.PaceGoto, "2")
-	if locked(ada, lessonPath(second)) {
+	if locked(ada, playurl.LessonPath(second)) {
 		t.Error("everyone to lesson 2 leaves it locked")
 	}
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"errors"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http/httptest"
 	"net/url"
 	"testing"
@@ -25,8 +27,8 @@ func FuzzPushForm(f *testing.F) {
 		}
 		e, err := pushFromForm(room, q.Get)
 		if err != nil {
-			we, ok := err.(*serverError)
-			if !ok || we.field == "" || we.status != 400 {
+			we, ok := err.(*site.Error)
+			if !ok || we.Field == "" || we.Status != 400 {
 				t.Fatalf("error %v does not name a field", err)
 			}
 			return
@@ -49,7 +51,7 @@ func FuzzResumeFrom(f *testing.F) {
 			t.Fatalf("resume from %d", n)
 		}
 		if err != nil {
-			if we, ok := err.(*serverError); !ok || we.field == "" {
+			if we, ok := err.(*site.Error); !ok || we.Field == "" {
 				t.Fatalf("error %v does not name a field", err)
 			}
 		}
@@ -62,7 +64,7 @@ func FuzzSharedPlaygroundQuery(f *testing.F) {
 	f.Add("%zz")
 	f.Add("scenario=nope")
 	f.Fuzz(func(t *testing.T, text string) {
-		got, err := sharedPlaygroundQuery(text)
+		got, err := playurl.SharedQuery(text)
 		if err != nil {
 			var ie *playground.InputError
 			if !errors.As(err, &ie) || ie.Field != "playground" {
@@ -70,7 +72,7 @@ func FuzzSharedPlaygroundQuery(f *testing.F) {
 			}
 			return
 		}
-		again, err := sharedPlaygroundQuery(got)
+		again, err := playurl.SharedQuery(got)
 		if err != nil || again != got {
 			t.Fatalf("the canonical %q reads back as %q, %v", got, again, err)
 		}

@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/subtle"
 	"fmt"
+	"idemlab/web/site"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,9 +50,9 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	site := s.site.Load()
+	cur := s.site.Load()
 	hv := instructorHomeView{rooms: rooms, formKey: formKey()}
-	for _, l := range site.view.course.Lessons {
+	for _, l := range cur.view.Course.Lessons {
 		if l.IsReference() {
 			continue
 		}
@@ -60,7 +61,7 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 			hv.exercises = append(hv.exercises, exerciseChoice{x.ID, l.Title})
 		}
 	}
-	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: "Workshops", section: "workshop"}), instructorHome(site.view, hv))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: "Workshops", Section: "workshop"}), instructorHome(cur.view, hv))
 }
 
 // serveCreateRoom creates a room from the form; the form's key makes a
@@ -78,7 +79,7 @@ func (s *Server) serveCreateRoom(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	spec := workshop.RoomSpec{Name: r.PostFormValue("name"), Lessons: r.PostForm["lesson"], Exercises: r.PostForm["exercise"]}
-	if err := checkRoomAgainstCourse(s.site.Load().view.course, spec); err != nil {
+	if err := checkRoomAgainstCourse(s.site.Load().view.Course, spec); err != nil {
 		return err
 	}
 	room, err := ws.svc.CreateRoom(r.Context(), key, spec)
@@ -223,7 +224,7 @@ func summaryView(c *workshop.Class, n int, title, shape func(string) string) cla
 
 // lessonTitler names lessons by title, falling back to the slug.
 func (s *Server) lessonTitler() func(string) string {
-	course := s.site.Load().view.course
+	course := s.site.Load().view.Course
 	return func(slug string) string {
 		if l := course.Lesson(slug); l != nil {
 			return l.Title
@@ -257,8 +258,8 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 		cv.rows = append(cv.rows, learnerRowView(class, p, order[p.Learner.ID], now, title))
 	}
 	cv.summary = summaryView(class, len(rows), title, scriptShape)
-	site := s.site.Load()
-	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: room.Name, section: "workshop"}), classPage(site.view, cv))
+	cur := s.site.Load()
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), classPage(cur.view, cv))
 }
 
 func (s *Server) serveProjector(w http.ResponseWriter, r *http.Request) error {
@@ -271,8 +272,8 @@ func (s *Server) serveProjector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	site := s.site.Load()
-	return writeHTML(w, r, http.StatusOK, noStore, embedPage(site.view, pageMeta{title: room.Name, section: "workshop"}), projectorPage(site.view, room, join, qr))
+	cur := s.site.Load()
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.EmbedPage(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), projectorPage(cur.view, room, join, qr))
 }
 
 // chaosFault is one fault the chaos conductor pushes. line is what a
@@ -438,6 +439,6 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, format stri
 		return err
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="room-%s.%s"`, strings.ReplaceAll(string(room.Code), "-", ""), format))
-	writeBody(w, r, http.StatusOK, []string{contentType}, noStore, requestPayload([]byte(buf.String()), ""))
+	site.WriteBody(w, r, http.StatusOK, []string{contentType}, site.NoStore, site.RequestPayload([]byte(buf.String()), ""))
 	return nil
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"errors"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,8 +22,8 @@ func (s *Server) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 	if len(code) > 20 {
 		code = ""
 	}
-	site := s.site.Load()
-	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: "Join a workshop", section: "workshop"}), joinPage(site.view, code, formKey()))
+	cur := s.site.Load()
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: "Join a workshop", Section: "workshop"}), joinPage(cur.view, code, formKey()))
 }
 
 // serveJoin joins a room. Wrong codes are limited per client, so codes
@@ -32,8 +34,8 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	client := s.limiter.clientOf(r)
-	if ok, retry := ws.joins.take(client, 0); !ok { // a token left, none taken: only wrong codes cost
+	client := s.limiter.ClientOf(r)
+	if ok, retry := ws.joins.Take(client, 0); !ok { // a token left, none taken: only wrong codes cost
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
 	}
@@ -46,12 +48,12 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	code, err := workshop.ParseCode(r.PostFormValue("code"))
 	if err != nil {
-		ws.joins.charge(client, 1)
+		ws.joins.Charge(client, 1)
 		return workshopErr(err)
 	}
 	_, l, err := ws.svc.Join(r.Context(), code, key, r.PostFormValue("name"))
 	if errors.Is(err, workshop.ErrNotFound) {
-		ws.joins.charge(client, 1)
+		ws.joins.Charge(client, 1)
 		return wsError(http.StatusNotFound, "code", "No room has the code "+string(code)+". Check it with your instructor.")
 	}
 	if err != nil {
@@ -97,8 +99,8 @@ func (s *Server) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error 
 	for _, slug := range room.Lessons {
 		lv.lessons = append(lv.lessons, lessonLink{slug, title(slug)})
 	}
-	site := s.site.Load()
-	return writeHTML(w, r, http.StatusOK, noStore, page(site.view, pageMeta{title: room.Name, section: "workshop"}), learnerRoomPage(site.view, lv))
+	cur := s.site.Load()
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), learnerRoomPage(cur.view, lv))
 }
 
 // lastPushID is the id of the room's last push, where a learner's stream
@@ -167,7 +169,7 @@ func (s *Server) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, noStore, learnerJSON{Room: room.Name, Code: string(room.Code), Name: l.Name, Open: room.Open(),
+	return site.WriteJSON(w, r, http.StatusOK, site.NoStore, learnerJSON{Room: room.Name, Code: string(room.Code), Name: l.Name, Open: room.Open(),
 		Lessons: room.Lessons, Exercises: room.Exercises, LastEventID: last})
 }
 
@@ -199,7 +201,7 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	}
 	if e.Playground != "" {
 		// Stored as our codec writes it, so the class view's link is ours.
-		if e.Playground, err = sharedPlaygroundQuery(e.Playground); err != nil {
+		if e.Playground, err = playurl.SharedQuery(e.Playground); err != nil {
 			return wsError(http.StatusBadRequest, "playground", err.Error())
 		}
 	}
@@ -210,5 +212,5 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	return writeJSON(w, r, http.StatusCreated, noStore, eventAck{ID: stored.ID, Kind: stored.Kind, At: stored.At.UTC().Format(time.RFC3339Nano)})
+	return site.WriteJSON(w, r, http.StatusCreated, site.NoStore, eventAck{ID: stored.ID, Kind: stored.Kind, At: stored.At.UTC().Format(time.RFC3339Nano)})
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/site"
 	"net/http"
 	"net/url"
 
@@ -29,7 +30,7 @@ func (s *Server) lessonLocked(w http.ResponseWriter, r *http.Request, slug strin
 	if err != nil || !workshop.LessonLocked(room, open, slug) {
 		return false, nil
 	}
-	site := s.site.Load()
+	cur := s.site.Load()
 	title := s.lessonTitler()
 	var opened []lessonLink
 	for _, l := range room.Lessons[:open] {
@@ -39,12 +40,12 @@ func (s *Server) lessonLocked(w http.ResponseWriter, r *http.Request, slug strin
 	if fromURL {
 		token = string(tok)
 	}
-	meta := pageMeta{title: title(slug), section: "workshop"}
-	layout := page(site.view, meta)
+	meta := site.PageMeta{Title: title(slug), Section: "workshop"}
+	layout := site.Page(cur.view, meta)
 	if embed {
-		layout = embedPage(site.view, meta)
+		layout = site.EmbedPage(cur.view, meta)
 	}
-	return true, writeHTML(w, r, http.StatusOK, noStore, layout, lessonLockedPage(site.view, title(slug), opened, token))
+	return true, site.WriteHTML(w, r, http.StatusOK, site.NoStore, layout, lessonLockedPage(cur.view, title(slug), opened, token))
 }
 
 // embedQuery carries a learner's token in a link inside an embed (no

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/playurl"
 	"net/url"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestBrowser_WorkshopOpenUpToLocksTheLessonOnScreen(t *testing.T) {
 	eval[bool](t, ctx, `document.querySelector('[data-testid="ws-join-name"]').value = "Ada", true`)
 	click(t, ctx, `[data-testid="ws-join-submit"]`)
 	waitFor(t, ctx, `[data-testid="ws-room-name"]`)
-	run(t, ctx, chromedp.Navigate(ws.srv.URL+lessonPath(second)))
+	run(t, ctx, chromedp.Navigate(ws.srv.URL+playurl.LessonPath(second)))
 	waitFor(t, ctx, `[data-testid="ws-banner"]`)
 	waitFor(t, ctx, `[data-testid="lesson-body"]`)
 	pace := func(key, mode, n string) {
@@ -37,8 +38,8 @@ func TestBrowser_WorkshopOpenUpToLocksTheLessonOnScreen(t *testing.T) {
 	if err := poll(ctx, `!!document.querySelector('[data-testid="ws-locked"]') && !document.querySelector('[data-testid="lesson-body"]')`); err != nil {
 		t.Fatalf("lesson 2 stays on Ada's screen after open up to lesson 1: %v", err)
 	}
-	if got := eval[string](t, ctx, `document.querySelector('[data-testid="ws-locked-open"]').getAttribute("href")`); got != lessonPath(room.Lessons[0]) {
-		t.Errorf("the lock links to %q, want the open lesson %q", got, lessonPath(room.Lessons[0]))
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid="ws-locked-open"]').getAttribute("href")`); got != playurl.LessonPath(room.Lessons[0]) {
+		t.Errorf("the lock links to %q, want the open lesson %q", got, playurl.LessonPath(room.Lessons[0]))
 	}
 	// Everyone to lesson 2: the lock gives way to the lesson.
 	pace("form-key-pace-2", workshop.PaceGoto, "2")

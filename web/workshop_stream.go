@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"idemlab/web/playurl"
 	"net/http"
 	"strconv"
 	"strings"
@@ -244,7 +245,7 @@ func (s *Server) pushView(room workshop.Room, e workshop.Event) pushJSON {
 			p.Closed = room.Lessons[max(e.Number, 0):]
 		}
 		p.LessonTitle = s.lessonTitler()(e.Lesson)
-		p.LessonURL = s.base + lessonPath(e.Lesson)
+		p.LessonURL = s.base + playurl.LessonPath(e.Lesson)
 	case workshop.KindCountdown:
 		p.Exercise, p.Seconds = e.Exercise, e.Number
 		p.Ends = e.At.Add(time.Duration(e.Number) * time.Second).UTC().Format(time.RFC3339)

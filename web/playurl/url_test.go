@@ -1,4 +1,4 @@
-package web
+package playurl
 
 import (
 	"net/url"
@@ -14,35 +14,35 @@ import (
 // link carries its schedule and the learner's handler.
 func TestPlaygroundURL_Encoder(t *testing.T) {
 	sc, _ := playground.LookupScenario("lost-ack")
-	p := pagePlace(sc, false)
-	s := State{scenario: "lost-ack", handlers: []string{"increment", "dedupe-tx"}, events: eventsOf("deliver msg-1 lose-ack;redeliver msg-1"),
-		custom: "SELECT 1;", seed: 7, at: 1, to: "B", panels: p.home.panels}
+	p := PagePlace(sc, false)
+	s := State{Scenario: "lost-ack", Handlers: []string{"increment", "dedupe-tx"}, Events: eventsOf("deliver msg-1 lose-ack;redeliver msg-1"),
+		Custom: "SELECT 1;", Seed: 7, At: 1, To: "B", Panels: p.Home.Panels}
 	want := "scenario=lost-ack&handlers=increment,dedupe-tx&script=deliver+msg-1+lose-ack%3B+redeliver+msg-1&handler=SELECT+1%3B&seed=7&at=1&to=B"
-	if got := p.query(s); got != want {
+	if got := p.Query(s); got != want {
 		t.Errorf("query\n got %s\nwant %s", got, want)
 	}
 	var names []string
-	for _, f := range p.formFields(s, keyScript, keyAt) {
+	for _, f := range p.FormFields(s, KeyScript, KeyAt) {
 		names = append(names, f.Name)
 	}
 	if got := strings.Join(names, ","); got != "scenario,handlers,handler,seed,to" {
 		t.Errorf("form fields %s", got)
 	}
 	// The panels are written only when they are not the place's own.
-	if got := p.query(s.toggled(panelSQL)); got != want+"&show=rows,chart,diagram,steps,sql" {
+	if got := p.Query(s.Toggled(PanelSQL)); got != want+"&show=rows,chart,diagram,steps,sql" {
 		t.Errorf("query with the SQL shown: %s", got)
 	}
-	lesson := pgPlace{kind: placeLesson, path: "/lessons/x", block: "pg-1", home: State{scenario: "lost-ack"}}
-	if got := lesson.query(State{scenario: "lost-ack", panels: panelDiagram, at: -1}); !strings.HasSuffix(got, "&show=diagram") {
+	lesson := Place{Kind: PlaceLesson, Path: "/lessons/x", Block: "pg-1", Home: State{Scenario: "lost-ack"}}
+	if got := lesson.Query(State{Scenario: "lost-ack", Panels: PanelDiagram, At: -1}); !strings.HasSuffix(got, "&show=diagram") {
 		t.Errorf("a lesson block's state with the diagram open: %s", got)
 	}
 	ce := &playground.Counterexample{Scenario: "lost-ack", Script: "deliver msg-1 lose-ack; redeliver msg-1", Schedule: eventsOf("deliver msg-1 lose-ack; redeliver msg-1")}
-	u, err := url.Parse(counterexampleHref(ce, "SELECT 1;\n", ""))
+	u, err := url.Parse(CounterexampleHref(ce, "SELECT 1;\n", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	if u.Path != "/playground" || q.Get("scenario") != "lost-ack" || q.Get("script") != ce.Script || q.Get("handler") != "SELECT 1;\n" || q.Get("handlers") != strings.Join(beside(sc.Handlers), ",") {
+	if u.Path != "/playground" || q.Get("scenario") != "lost-ack" || q.Get("script") != ce.Script || q.Get("handler") != "SELECT 1;\n" || q.Get("handlers") != strings.Join(Beside(sc.Handlers), ",") {
 		t.Errorf("counterexample link %s", u)
 	}
 	if PlaygroundLink(ce, "SELECT 1;\n") != u.String() {
@@ -53,14 +53,14 @@ func TestPlaygroundURL_Encoder(t *testing.T) {
 // TestRequestFromQuery_SameDecoder: the JSON API reads its query with the
 // page's decoder, on top of the scenario's defaults.
 func TestRequestFromQuery_SameDecoder(t *testing.T) {
-	req, err := requestFromQuery(url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}}, nil)
+	req, err := RequestFromQuery(url.Values{"scenario": {"lost-ack"}, "handlers": {"increment, dedupe-tx"}, "script": {"deliver msg-1"}, "seed": {"3"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if req.Scenario != "lost-ack" || !reflect.DeepEqual(req.Handlers, []string{"increment", "dedupe-tx"}) || req.Seed != 3 || len(req.Events) != 1 || req.Events[0].Kind != playground.EventDeliver {
 		t.Errorf("request %+v", req)
 	}
-	req, err = requestFromQuery(url.Values{"scenario": {"lost-ack"}}, nil)
+	req, err = RequestFromQuery(url.Values{"scenario": {"lost-ack"}}, nil)
 	sc, _ := playground.LookupScenario("lost-ack")
 	if err != nil || !reflect.DeepEqual(req.Handlers, sc.Handlers) || !reflect.DeepEqual(req.Events, sc.DefaultEvents()) {
 		t.Errorf("defaults: %+v %v", req, err)
@@ -70,7 +70,7 @@ func TestRequestFromQuery_SameDecoder(t *testing.T) {
 		{"scenario=lost-ack&show=diagram,charts", "show"},
 	} {
 		q, _ := url.ParseQuery(c.q)
-		_, err := requestFromQuery(q, nil)
+		_, err := RequestFromQuery(q, nil)
 		if ie, ok := err.(*playground.InputError); !ok || ie.Field != c.field {
 			t.Errorf("%q: error %v, want one on %s", c.q, err, c.field)
 		}
@@ -99,13 +99,13 @@ func FuzzPlaygroundState(f *testing.F) {
 		f.Add(seed)
 	}
 	sc, _ := playground.LookupScenario("lost-ack")
-	p := pagePlace(sc, false)
+	p := PagePlace(sc, false)
 	f.Fuzz(func(t *testing.T, raw string) {
 		q, err := url.ParseQuery(raw)
 		if err != nil {
 			return
 		}
-		s, _, err := stateFromQuery(q, p.home, sc.Workers)
+		s, _, err := StateFromQuery(q, p.Home, sc.Workers)
 		if err != nil {
 			if _, ok := err.(*playground.InputError); !ok {
 				t.Fatalf("%q: error %v is not an *InputError", raw, err)
@@ -116,17 +116,17 @@ func FuzzPlaygroundState(f *testing.F) {
 		// reading gives the state the first one did.
 		var states []State
 		for range 2 {
-			written := p.query(s)
+			written := p.Query(s)
 			q, err := url.ParseQuery(written)
 			if err != nil {
 				t.Fatalf("the encoder wrote an unreadable query %q: %v", written, err)
 			}
-			if s, _, err = stateFromQuery(q, p.home, sc.Workers); err != nil {
+			if s, _, err = StateFromQuery(q, p.Home, sc.Workers); err != nil {
 				t.Fatalf("%q: the encoder wrote %q, which does not read back: %v", raw, written, err)
 			}
 			states = append(states, s)
 		}
-		if !states[0].equal(states[1]) {
+		if !states[0].Equal(states[1]) {
 			t.Errorf("%q: written and read back twice gives %+v, then %+v", raw, states[0], states[1])
 		}
 	})
@@ -138,28 +138,28 @@ func FuzzPlaygroundState(f *testing.F) {
 // learner's mistake, said with the names there are.
 func TestPlaygroundURL_Panels(t *testing.T) {
 	sc, _ := playground.LookupScenario("lost-ack")
-	p := pagePlace(sc, false)
+	p := PagePlace(sc, false)
 	for _, c := range []struct {
 		q        string
-		want     pgPanels
+		want     Panels
 		redirect bool
 	}{
-		{"", p.home.panels, false},
+		{"", p.Home.Panels, false},
 		{"show=", 0, false},
-		{"show=diagram", panelDiagram, false},
-		{"show=steps,diagram", panelDiagram | panelSteps, true},
-		{"show=diagram,diagram", panelDiagram, true},
-		{"show=rows,chart,diagram,steps", p.home.panels, true},
-		{"show=sql&show=rows", panelSQL, true},
+		{"show=diagram", PanelDiagram, false},
+		{"show=steps,diagram", PanelDiagram | PanelSteps, true},
+		{"show=diagram,diagram", PanelDiagram, true},
+		{"show=rows,chart,diagram,steps", p.Home.Panels, true},
+		{"show=sql&show=rows", PanelSQL, true},
 	} {
 		q, _ := url.ParseQuery(c.q)
-		s, redirect, err := stateFromQuery(q, p.home, sc.Workers)
-		if err != nil || s.panels != c.want || redirect != c.redirect {
-			t.Errorf("%q: panels %q, redirect %v, error %v; want %q, %v", c.q, s.panels, redirect, err, c.want, c.redirect)
+		s, redirect, err := StateFromQuery(q, p.Home, sc.Workers)
+		if err != nil || s.Panels != c.want || redirect != c.redirect {
+			t.Errorf("%q: panels %q, redirect %v, error %v; want %q, %v", c.q, s.Panels, redirect, err, c.want, c.redirect)
 		}
 	}
-	_, _, err := stateFromQuery(url.Values{keyShow: {"diagram,charts"}}, p.home, sc.Workers)
-	if ie, ok := err.(*playground.InputError); !ok || ie.Field != keyShow || !strings.Contains(ie.Msg, `"charts"`) || !strings.Contains(ie.Msg, "rows, chart, diagram, steps and sql") {
+	_, _, err := StateFromQuery(url.Values{KeyShow: {"diagram,charts"}}, p.Home, sc.Workers)
+	if ie, ok := err.(*playground.InputError); !ok || ie.Field != KeyShow || !strings.Contains(ie.Msg, `"charts"`) || !strings.Contains(ie.Msg, "rows, chart, diagram, steps and sql") {
 		t.Errorf("an unknown panel: %v", err)
 	}
 }
@@ -171,8 +171,17 @@ func TestQueryEscape_IsQueryEscapeKeepingCommas(t *testing.T) {
 		all = append(all, byte(c))
 	}
 	for _, s := range []string{"", "deliver msg-1 to A; crash A", "a,b c+d&e=f%g#h/é", string(all)} {
-		if got, want := queryEscape(s), strings.ReplaceAll(url.QueryEscape(s), "%2C", ","); got != want {
+		if got, want := QueryEscape(s), strings.ReplaceAll(url.QueryEscape(s), "%2C", ","); got != want {
 			t.Errorf("queryEscape(%q) = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// eventsOf parses a script the test knows to be valid.
+func eventsOf(text string) []playground.Event {
+	s, err := playground.ParseScript(text)
+	if err != nil {
+		panic(err)
+	}
+	return s.Events
 }

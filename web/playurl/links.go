@@ -1,4 +1,4 @@
-package web
+package playurl
 
 import (
 	"slices"
@@ -13,9 +13,9 @@ import (
 // script, the longest field, is the same or the same plus one event. A
 // view writes it once, escaped, and its links copy it.
 
-// linkCache is what the links of one view share: its script escaped for
+// LinkCache is what the links of one view share: its script escaped for
 // a query, whole and up to the cursor, and its handlers joined.
-type linkCache struct {
+type LinkCache struct {
 	events   []playground.Event
 	cut      int    // the cursor: links add their event after events[:cut]
 	all      []byte // the escaped text of events
@@ -24,20 +24,20 @@ type linkCache struct {
 	joined   string // handlers, comma-separated
 }
 
-func newLinkCache(s State) *linkCache {
-	c := s.cursor(len(s.events))
-	lc := &linkCache{events: s.events, cut: c, handlers: s.handlers, joined: strings.Join(s.handlers, ",")}
-	lc.head = appendQueryEscaped(nil, (&playground.Script{Events: s.events[:c]}).String())
+func NewLinkCache(s State) *LinkCache {
+	c := s.Cursor(len(s.Events))
+	lc := &LinkCache{events: s.Events, cut: c, handlers: s.Handlers, joined: strings.Join(s.Handlers, ",")}
+	lc.head = AppendQueryEscaped(nil, (&playground.Script{Events: s.Events[:c]}).String())
 	lc.all = lc.head
-	if c < len(s.events) {
-		lc.all = appendQueryEscaped(nil, s.scriptText())
+	if c < len(s.Events) {
+		lc.all = AppendQueryEscaped(nil, s.ScriptText())
 	}
 	return lc
 }
 
 // appendScript appends the canonical text of events, escaped for a query
 // (the script's events joined by "; ", as playground.Script prints them).
-func (lc *linkCache) appendScript(b []byte, events []playground.Event) []byte {
+func (lc *LinkCache) appendScript(b []byte, events []playground.Event) []byte {
 	if lc != nil {
 		switch {
 		case len(events) == len(lc.events) && slices.Equal(events, lc.events):
@@ -47,14 +47,14 @@ func (lc *linkCache) appendScript(b []byte, events []playground.Event) []byte {
 			if lc.cut > 0 {
 				b = append(b, "%3B+"...) // "; "
 			}
-			return appendQueryEscaped(b, events[lc.cut].String())
+			return AppendQueryEscaped(b, events[lc.cut].String())
 		}
 	}
-	return appendQueryEscaped(b, (&playground.Script{Events: events}).String())
+	return AppendQueryEscaped(b, (&playground.Script{Events: events}).String())
 }
 
 // handlersText is handlers comma-separated.
-func (lc *linkCache) handlersText(handlers []string) string {
+func (lc *LinkCache) handlersText(handlers []string) string {
 	if lc != nil && slices.Equal(handlers, lc.handlers) {
 		return lc.joined
 	}

@@ -1,11 +1,11 @@
-package web
+package admit
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"idemlab/web/site"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -45,23 +45,23 @@ const (
 // not wall time: on a loaded server a cheap run waits long). A variable
 // only so that race-detector test builds, whose every run costs several
 // times the CPU, can scale it (race_test.go).
-var admissionCostUnit = 10 * time.Millisecond
+var AdmissionCostUnit = 10 * time.Millisecond
 
-// admissionSlots is how many runs compute at once: a few per core, so that a
+// Slots is how many runs compute at once: a few per core, so that a
 // cheap click shares a core with an expensive run instead of queueing
 // behind it (each run's CPU is capped by its budget).
-func admissionSlots() int { return 4 * runtime.GOMAXPROCS(0) }
+func Slots() int { return 4 * runtime.GOMAXPROCS(0) }
 
-// admission is the server's one admission path.
-type admission struct {
-	slots     chan struct{}
+// Admission is the server's one admission path.
+type Admission struct {
+	Slots     chan struct{}
 	waiting   atomic.Int64
-	queueWait time.Duration
-	budget    playground.Budget
-	renderCap int
-	cache     *runCache
-	limiter   *rateLimiter
-	metrics   *metrics
+	QueueWait time.Duration
+	Budget    playground.Budget
+	RenderCap int
+	Cache     *RunCache
+	Limiter   *RateLimiter
+	metrics   *site.Metrics
 
 	mu       sync.Mutex
 	flights  map[string]*flight
@@ -69,79 +69,81 @@ type admission struct {
 	etagSeed maphash.Seed
 }
 
-func newAdmission(m *metrics, limiter *rateLimiter) *admission {
-	return &admission{
-		slots:     make(chan struct{}, admissionSlots()),
-		queueWait: admissionQueueWait,
-		budget:    playground.DefaultBudget(),
-		renderCap: renderCap,
-		cache:     newRunCache(runCacheBytes),
-		limiter:   limiter,
+func New(m *site.Metrics, limiter *RateLimiter) *Admission {
+	return &Admission{
+		Slots:     make(chan struct{}, Slots()),
+		QueueWait: admissionQueueWait,
+		Budget:    playground.DefaultBudget(),
+		RenderCap: renderCap,
+		Cache:     NewRunCache(runCacheBytes),
+		Limiter:   limiter,
 		metrics:   m,
 		flights:   map[string]*flight{},
 		etagSeed:  maphash.MakeSeed(),
 	}
 }
 
-// runOutput is a computed answer: a body and its status (200, or 422 when
+// Output is a computed answer: a body and its status (200, or 422 when
 // the run was stopped at its budget).
-type runOutput struct {
-	status      int
-	contentType []string
-	body        *payload
-	refusal     string        // the budget limit, when status is 422
-	took        time.Duration // computing it
-	cpu         time.Duration // the run's CPU time (rendering aside)
+type Output struct {
+	Status      int
+	ContentType []string
+	Body        *site.Payload
+	Refusal     string        // the budget limit, when status is 422
+	Took        time.Duration // computing it
+	CPU         time.Duration // the run's CPU time (rendering aside)
 }
 
 // size is what the answer holds in memory: its body's bytes and a little
 // more.
-func (o *runOutput) size() int64 { return o.body.bytesHeld() + 128 }
+func (o *Output) size() int64 { return o.Body.BytesHeld() + 128 }
 
-// write sends the answer through the one body writer: 200s with their
+// Write sends the answer through the one body writer: 200s with their
 // ETag (304 when it matches), a refusal never stored.
-func (o *runOutput) write(w http.ResponseWriter, r *http.Request) {
-	cache := revalidate
-	if o.status != http.StatusOK {
-		cache = noStore
+func (o *Output) Write(w http.ResponseWriter, r *http.Request) {
+	cache := site.Revalidate
+	if o.Status != http.StatusOK {
+		cache = site.NoStore
 	}
-	writeBody(w, r, o.status, o.contentType, cache, o.body)
+	site.WriteBody(w, r, o.Status, o.ContentType, cache, o.Body)
 }
 
 // flight is one computation and the requests waiting for it.
 type flight struct {
 	done    chan struct{}
-	out     *runOutput
+	out     *Output
 	err     error
 	waiters int // guarded by admission.mu
 	cancel  context.CancelCauseFunc
 }
 
-// errClientGone ends a computation nobody waits for any more.
-var errClientGone = errors.New("every client waiting for this run went away")
+// ErrClientGone ends a computation nobody waits for any more.
+var ErrClientGone = errors.New("every client waiting for this run went away")
 
-// computeFunc computes an answer within ctx and the budget, and makes its
+// ComputeFunc computes an answer within ctx and the budget, and makes its
 // payload with form.payload.
-type computeFunc func(ctx context.Context, budget *playground.Budget, form answerForm) (*runOutput, error)
+type ComputeFunc func(ctx context.Context, budget *playground.Budget, form AnswerForm) (*Output, error)
 
-// answerForm is how a computed answer's payload is made: its entity tag
+// AnswerForm is how a computed answer's payload is made: its entity tag
 // (stateETag), and whether the request computing it takes gzip, in which
 // case only the compressed bytes are kept (answerPayload).
-type answerForm struct {
+type AnswerForm struct {
 	etag string
 	gzip bool
 }
 
-// payload makes the answer's payload from body, a render buffer its caller
+// Payload makes the answer's payload from body, a render buffer its caller
 // reuses.
-func (f answerForm) payload(body []byte) *payload { return answerPayload(body, f.etag, f.gzip) }
+func (f AnswerForm) Payload(body []byte) *site.Payload {
+	return site.AnswerPayload(body, f.etag, f.gzip)
+}
 
 // stateETag is the entity tag of the answer to key within one course
 // generation: a run is a pure function of its URL and the course, so the
 // tag is a hash of those (and of a seed drawn when the process started, so
 // that another build's answers never share a tag), not of the body, which
 // it would cost hashing every answer's bytes to compute.
-func (a *admission) stateETag(key string, gen uint64) string {
+func (a *Admission) stateETag(key string, gen uint64) string {
 	var h maphash.Hash
 	h.SetSeed(a.etagSeed)
 	h.WriteString(key)
@@ -153,14 +155,14 @@ func (a *admission) stateETag(key string, gen uint64) string {
 	return string(out)
 }
 
-// run answers key from the cache, or joins the computation in flight for
+// Run answers key from the cache, or joins the computation in flight for
 // it, or starts one; source says which (hit, shared, miss). gzip says the
 // request takes gzip: a computation it starts keeps its answer compressed. It returns
 // ctx's error when the client went away first, a *serverError when the server
 // is busy, or compute's error.
-func (a *admission) run(ctx context.Context, key string, gzip bool, compute computeFunc) (out *runOutput, source string, err error) {
-	if out, ok := a.cache.get(key); ok {
-		a.metrics.cacheHit("hit")
+func (a *Admission) Run(ctx context.Context, key string, gzip bool, compute ComputeFunc) (out *Output, source string, err error) {
+	if out, ok := a.Cache.Get(key); ok {
+		a.metrics.CacheHit("hit")
 		return out, "hit", nil
 	}
 	a.mu.Lock()
@@ -174,13 +176,13 @@ func (a *admission) run(ctx context.Context, key string, gzip bool, compute comp
 		f.waiters++
 		gen := a.gen
 		a.mu.Unlock()
-		a.metrics.cacheHit("miss")
+		a.metrics.CacheHit("miss")
 		// The first request computes on its own goroutine: no goroutine
 		// started and no wake-up when it ends (a click's futex wake-ups
 		// were 5% of its CPU). If its client leaves meanwhile, it stops
 		// waiting as a joiner would, and the run goes on only for others.
 		stop := context.AfterFunc(ctx, func() { a.leave(f) })
-		a.compute(runCtx, key, answerForm{etag: a.stateETag(key, gen), gzip: gzip}, gen, f, compute)
+		a.compute(runCtx, key, AnswerForm{etag: a.stateETag(key, gen), gzip: gzip}, gen, f, compute)
 		if !stop() {
 			return nil, "miss", ctx.Err()
 		}
@@ -188,7 +190,7 @@ func (a *admission) run(ctx context.Context, key string, gzip bool, compute comp
 	}
 	f.waiters++
 	a.mu.Unlock()
-	a.metrics.cacheHit("shared")
+	a.metrics.CacheHit("shared")
 	select {
 	case <-f.done:
 		return f.out, "shared", f.err
@@ -200,17 +202,17 @@ func (a *admission) run(ctx context.Context, key string, gzip bool, compute comp
 
 // leave is a request that no longer waits for f: the last one to leave
 // stops the computation.
-func (a *admission) leave(f *flight) {
+func (a *Admission) leave(f *flight) {
 	a.mu.Lock()
 	f.waiters--
 	if f.waiters == 0 {
-		f.cancel(errClientGone)
+		f.cancel(ErrClientGone)
 	}
 	a.mu.Unlock()
 }
 
 // compute runs one computation in a slot, and caches what it may.
-func (a *admission) compute(ctx context.Context, key string, form answerForm, gen uint64, f *flight, compute computeFunc) {
+func (a *Admission) compute(ctx context.Context, key string, form AnswerForm, gen uint64, f *flight, compute ComputeFunc) {
 	defer func() {
 		if v := recover(); v != nil {
 			f.out, f.err = nil, fmt.Errorf("panic computing %s: %v", english.Truncate(key, 200), v)
@@ -235,7 +237,7 @@ func (a *admission) compute(ctx context.Context, key string, form answerForm, ge
 		return
 	}
 	defer release()
-	b := a.budget
+	b := a.Budget
 	ctx, cancel := context.WithTimeout(ctx, b.Wall+time.Second) // the budget's wall clock stops it first
 	defer cancel()
 	f.out, f.err = compute(ctx, &b, form)
@@ -245,30 +247,30 @@ func (a *admission) compute(ctx context.Context, key string, form answerForm, ge
 	}
 	// A run stopped by its CPU time depends on the machine's load: it is
 	// answered, not kept. Every other answer is a function of its URL.
-	if f.err == nil && f.out.refusal != playground.LimitCPU {
+	if f.err == nil && f.out.Refusal != playground.LimitCPU {
 		a.mu.Lock()
 		current := a.gen == gen
 		a.mu.Unlock()
 		if current {
-			a.cache.put(key, f.out)
+			a.Cache.Put(key, f.out)
 		}
 	}
 }
 
 // acquire takes a slot, waiting at most queueWait behind at most
 // admissionMaxWaiting others; release gives it back.
-func (a *admission) acquire(ctx context.Context) (release func(), err error) {
+func (a *Admission) acquire(ctx context.Context) (release func(), err error) {
 	select {
-	case a.slots <- struct{}{}:
+	case a.Slots <- struct{}{}:
 	default:
 		if a.waiting.Add(1) > admissionMaxWaiting {
 			a.waiting.Add(-1)
 			return nil, a.busy()
 		}
-		t := time.NewTimer(a.queueWait)
+		t := time.NewTimer(a.QueueWait)
 		defer t.Stop()
 		select {
-		case a.slots <- struct{}{}:
+		case a.Slots <- struct{}{}:
 			a.waiting.Add(-1)
 		case <-t.C:
 			a.waiting.Add(-1)
@@ -278,67 +280,51 @@ func (a *admission) acquire(ctx context.Context) (release func(), err error) {
 			return nil, context.Cause(ctx)
 		}
 	}
-	a.metrics.runsInFlight.Inc()
+	a.metrics.RunsInFlight.Inc()
 	return func() {
-		a.metrics.runsInFlight.Dec()
-		<-a.slots
+		a.metrics.RunsInFlight.Dec()
+		<-a.Slots
 	}, nil
 }
 
 // busy is the refusal when every slot is taken.
-func (a *admission) busy() error {
-	a.metrics.refused("busy")
-	return busyError()
+func (a *Admission) busy() error {
+	a.metrics.Refused("busy")
+	return BusyError()
 }
 
-// busyError is the answer of a run refused as busy: 503, come back later.
-func busyError() error {
-	return &serverError{status: http.StatusServiceUnavailable, retryAfter: admissionRetryAfter,
-		message: fmt.Sprintf("The server is busy running other learners' playgrounds. Nothing was lost: try again in %d seconds.", admissionRetryAfter)}
+// BusyError is the answer of a run refused as busy: 503, come back later.
+func BusyError() error {
+	return &site.Error{Status: http.StatusServiceUnavailable, RetryAfter: admissionRetryAfter,
+		Message: fmt.Sprintf("The server is busy running other learners' playgrounds. Nothing was lost: try again in %d seconds.", admissionRetryAfter)}
 }
 
-// invalidate forgets every cached answer: the course changed.
-func (a *admission) invalidate() {
+// Invalidate forgets every cached answer: the course changed.
+func (a *Admission) Invalidate() {
 	a.mu.Lock()
 	a.gen++
 	a.mu.Unlock()
-	a.cache.clear()
+	a.Cache.clear()
 }
 
-// cappedBuffer is a buffer that refuses to grow past max bytes.
-type cappedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-// errRenderCap: the rendered answer would be larger than renderCap.
-var errRenderCap = errors.New("the rendered answer is over its size cap")
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		return 0, errRenderCap
-	}
-	return b.Buffer.Write(p)
-}
-
-// budgetMessage says why a run stopped at its budget, or reports false
+// BudgetMessage says why a run stopped at its budget, or reports false
 // when err is not about the budget. A run stopped by the wall clock alone is
 // not: on a loaded server a cheap run can take long, so it is answered as
 // busy (overloaded), never cached, rather than blamed on the learner.
-func budgetMessage(err error, capBytes int) (limit, message string, ok bool) {
+func BudgetMessage(err error, capBytes int) (limit, message string, ok bool) {
 	var be *playground.BudgetError
 	switch {
 	case errors.As(err, &be) && be.Limit == playground.LimitWall:
 		return "", "", false
 	case errors.As(err, &be):
 		return be.Limit, be.Error(), true
-	case errors.Is(err, errRenderCap):
+	case errors.Is(err, site.ErrRenderCap):
 		return "rendered-bytes", fmt.Sprintf("the answer for this run would be larger than %d KiB, the most one answer may be; shorten the script", capBytes>>10), true
 	}
 	return "", "", false
 }
 
-// retryAfterHeader is set on every refusal that says when to come back.
-func retryAfterHeader(w http.ResponseWriter, seconds int) {
+// RetryAfterHeader is set on every refusal that says when to come back.
+func RetryAfterHeader(w http.ResponseWriter, seconds int) {
 	w.Header()["Retry-After"] = []string{strconv.Itoa(seconds)}
 }

@@ -1,4 +1,4 @@
-package web
+package admit
 
 import (
 	"math"
@@ -19,20 +19,20 @@ import (
 // of X-Forwarded-For (the one the proxy itself appended); without it the
 // header is ignored, since anyone can send it.
 const (
-	rateLimitPerSecond = 2.0  // tokens added per second
-	rateLimitBurst     = 20.0 // the bucket's size: clicks in a quick burst
+	RateLimitPerSecond = 2.0  // tokens added per second
+	RateLimitBurst     = 20.0 // the bucket's size: clicks in a quick burst
 	// rateLimitMaxClients bounds the buckets kept; full buckets are
 	// forgotten first (a forgotten client starts full, which is the same).
 	rateLimitMaxClients = 100_000
 )
 
-type rateLimiter struct {
+type RateLimiter struct {
 	mu         sync.Mutex
-	perSecond  float64
-	burst      float64
+	PerSecond  float64
+	Burst      float64
 	trustProxy bool
 	buckets    map[string]*bucket
-	now        func() time.Time // a field so that tests can move time
+	Now        func() time.Time // a field so that tests can move time
 }
 
 type bucket struct {
@@ -40,13 +40,13 @@ type bucket struct {
 	at     time.Time
 }
 
-func newRateLimiter(perSecond, burst float64, trustProxy bool) *rateLimiter {
-	return &rateLimiter{perSecond: perSecond, burst: burst, trustProxy: trustProxy, buckets: map[string]*bucket{}, now: time.Now}
+func NewRateLimiter(perSecond, burst float64, trustProxy bool) *RateLimiter {
+	return &RateLimiter{PerSecond: perSecond, Burst: burst, trustProxy: trustProxy, buckets: map[string]*bucket{}, Now: time.Now}
 }
 
-// clientOf names the client of a request: its remote host, or with
+// ClientOf names the client of a request: its remote host, or with
 // trustProxy the last address of X-Forwarded-For.
-func (l *rateLimiter) clientOf(r *http.Request) string {
+func (l *RateLimiter) ClientOf(r *http.Request) string {
 	if l.trustProxy {
 		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
 			last := xff[len(xff)-1]
@@ -65,33 +65,33 @@ func (l *rateLimiter) clientOf(r *http.Request) string {
 	return host
 }
 
-// take removes n tokens from client's bucket if it has at least one; it
+// Take removes n tokens from client's bucket if it has at least one; it
 // reports whether the request may go on and, if not, in how many whole
 // seconds a token will be there. A bucket may go below zero: the cost of a
 // long run is paid afterwards.
-func (l *rateLimiter) take(client string, n float64) (ok bool, retryAfter int) {
+func (l *RateLimiter) Take(client string, n float64) (ok bool, retryAfter int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := l.now()
+	now := l.Now()
 	b := l.buckets[client]
 	if b == nil {
 		if len(l.buckets) >= rateLimitMaxClients {
 			l.forgetFull(now)
 		}
-		b = &bucket{tokens: l.burst, at: now}
+		b = &bucket{tokens: l.Burst, at: now}
 		l.buckets[client] = b
 	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.perSecond)
+	b.tokens = min(l.Burst, b.tokens+now.Sub(b.at).Seconds()*l.PerSecond)
 	b.at = now
 	if b.tokens < 1 {
-		return false, int(math.Ceil((1 - b.tokens) / l.perSecond))
+		return false, int(math.Ceil((1 - b.tokens) / l.PerSecond))
 	}
 	b.tokens -= n
 	return true, 0
 }
 
-// charge takes n more tokens after the fact (a run that cost more).
-func (l *rateLimiter) charge(client string, n float64) {
+// Charge takes n more tokens after the fact (a run that cost more).
+func (l *RateLimiter) Charge(client string, n float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if b := l.buckets[client]; b != nil {
@@ -100,9 +100,9 @@ func (l *rateLimiter) charge(client string, n float64) {
 }
 
 // forgetFull drops the buckets that have refilled: their clients are idle.
-func (l *rateLimiter) forgetFull(now time.Time) {
+func (l *RateLimiter) forgetFull(now time.Time) {
 	for k, b := range l.buckets {
-		if b.tokens+now.Sub(b.at).Seconds()*l.perSecond >= l.burst {
+		if b.tokens+now.Sub(b.at).Seconds()*l.PerSecond >= l.Burst {
 			delete(l.buckets, k)
 		}
 	}

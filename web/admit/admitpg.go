@@ -1,8 +1,8 @@
-package web
+package admit
 
 import (
 	"context"
-	"net/http"
+	"idemlab/web/site"
 	"sync/atomic"
 	"time"
 
@@ -34,27 +34,27 @@ const (
 	ledgerWaitersPerLedger = 4
 )
 
-// ledgerGate hands out the server's PostgreSQL ledgers to runs.
-type ledgerGate struct {
-	tickets    chan struct{}
-	waiting    atomic.Int64
-	maxWaiting int64
-	queueWait  time.Duration
-	metrics    *metrics
-	inUse      prometheus.Gauge
+// LedgerGate hands out the server's PostgreSQL ledgers to runs.
+type LedgerGate struct {
+	Tickets    chan struct{}
+	Waiting    atomic.Int64
+	MaxWaiting int64
+	QueueWait  time.Duration
+	metrics    *site.Metrics
+	InUse      prometheus.Gauge
 }
 
-// newLedgerGate is the gate of pg's ledgers, or nil without PostgreSQL.
-func newLedgerGate(pg *playground.PostgresLedgers, m *metrics) *ledgerGate {
+// NewLedgerGate is the gate of pg's ledgers, or nil without PostgreSQL.
+func NewLedgerGate(pg *playground.PostgresLedgers, m *site.Metrics) *LedgerGate {
 	if pg == nil {
 		return nil
 	}
-	g := &ledgerGate{
-		tickets:    make(chan struct{}, pg.Size()),
-		maxWaiting: int64(ledgerWaitersPerLedger * pg.Size()),
-		queueWait:  ledgerQueueWait,
+	g := &LedgerGate{
+		Tickets:    make(chan struct{}, pg.Size()),
+		MaxWaiting: int64(ledgerWaitersPerLedger * pg.Size()),
+		QueueWait:  ledgerQueueWait,
 		metrics:    m,
-		inUse: prometheus.NewGauge(prometheus.GaugeOpts{
+		InUse: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "idemlab_postgres_ledgers_in_use", Help: "PostgreSQL ledgers held by a run now (of the pool's size, idemlab_postgres_ledgers).",
 		}),
 	}
@@ -62,62 +62,62 @@ func newLedgerGate(pg *playground.PostgresLedgers, m *metrics) *ledgerGate {
 		Name: "idemlab_postgres_ledgers", Help: "PostgreSQL ledgers in the server's pool: runs on PostgreSQL at once.",
 	})
 	size.Set(float64(pg.Size()))
-	m.registry.MustRegister(g.inUse, size)
+	m.Registry.MustRegister(g.InUse, size)
 	return g
 }
 
-// acquire takes a ledger ticket, waiting at most queueWait behind at most
+// Acquire takes a ledger ticket, waiting at most queueWait behind at most
 // maxWaiting others, or refuses as busy; release gives it back.
-func (g *ledgerGate) acquire(ctx context.Context) (release func(), err error) {
+func (g *LedgerGate) Acquire(ctx context.Context) (release func(), err error) {
 	select {
-	case g.tickets <- struct{}{}:
+	case g.Tickets <- struct{}{}:
 	default:
-		if g.waiting.Add(1) > g.maxWaiting {
-			g.waiting.Add(-1)
+		if g.Waiting.Add(1) > g.MaxWaiting {
+			g.Waiting.Add(-1)
 			return nil, g.busy()
 		}
-		t := time.NewTimer(g.queueWait)
+		t := time.NewTimer(g.QueueWait)
 		defer t.Stop()
 		select {
-		case g.tickets <- struct{}{}:
-			g.waiting.Add(-1)
+		case g.Tickets <- struct{}{}:
+			g.Waiting.Add(-1)
 		case <-t.C:
-			g.waiting.Add(-1)
+			g.Waiting.Add(-1)
 			return nil, g.busy()
 		case <-ctx.Done():
-			g.waiting.Add(-1)
+			g.Waiting.Add(-1)
 			return nil, context.Cause(ctx)
 		}
 	}
-	g.inUse.Inc()
+	g.InUse.Inc()
 	return func() {
-		g.inUse.Dec()
-		<-g.tickets
+		g.InUse.Dec()
+		<-g.Tickets
 	}, nil
 }
 
-// acquireAll takes every ticket, for a check on PostgreSQL, which runs
+// AcquireAll takes every ticket, for a check on PostgreSQL, which runs
 // on up to the whole pool at once (playground/explore_pg.go): without its
 // tickets, runs that passed the gate would wait in the pool behind it until
 // their deadline. It waits at most queueWait in all, counted as one
 // waiter, and gives back what it took when refused.
-func (g *ledgerGate) acquireAll(ctx context.Context) (release func(), err error) {
+func (g *LedgerGate) AcquireAll(ctx context.Context) (release func(), err error) {
 	taken := 0
 	giveBack := func() {
 		for range taken {
-			<-g.tickets
+			<-g.Tickets
 		}
 	}
-	if g.waiting.Add(1) > g.maxWaiting {
-		g.waiting.Add(-1)
+	if g.Waiting.Add(1) > g.MaxWaiting {
+		g.Waiting.Add(-1)
 		return nil, g.busy()
 	}
-	defer g.waiting.Add(-1)
-	t := time.NewTimer(g.queueWait)
+	defer g.Waiting.Add(-1)
+	t := time.NewTimer(g.QueueWait)
 	defer t.Stop()
-	for taken < cap(g.tickets) {
+	for taken < cap(g.Tickets) {
 		select {
-		case g.tickets <- struct{}{}:
+		case g.Tickets <- struct{}{}:
 			taken++
 		case <-t.C:
 			giveBack()
@@ -127,44 +127,36 @@ func (g *ledgerGate) acquireAll(ctx context.Context) (release func(), err error)
 			return nil, context.Cause(ctx)
 		}
 	}
-	g.inUse.Add(float64(taken))
+	g.InUse.Add(float64(taken))
 	return func() {
-		g.inUse.Sub(float64(taken))
+		g.InUse.Sub(float64(taken))
 		giveBack()
 	}, nil
 }
 
 // busy is the refusal when every ledger is taken: the learner sees what a
 // busy SQLite run shows.
-func (g *ledgerGate) busy() error {
-	g.metrics.refused("postgres-busy")
-	return busyError()
+func (g *LedgerGate) busy() error {
+	g.metrics.Refused("postgres-busy")
+	return BusyError()
 }
 
 // ledgerGateKey carries, in a run's context, the gate its computation
 // passes before taking a slot.
 type ledgerGateKey struct{}
 
-// onLedger returns r's context, carrying the ledger gate when r's run is on
-// a PostgreSQL ledger of this server (its ledger= names one).
-func (s *Server) onLedger(r *http.Request) context.Context {
-	ctx := r.Context()
-	if s.ledgerGate == nil {
-		return ctx
-	}
-	lg, err := playground.ParseLedger(r.URL.Query().Get(keyLedger), s.ledgers)
-	if err != nil || lg.Postgres == nil {
-		return ctx // the run refuses the ledger itself, with a 400
-	}
-	return context.WithValue(ctx, ledgerGateKey{}, s.ledgerGate)
+// WithLedgerGate is ctx carrying g, which the run's computation passes
+// before it takes a slot (takeLedger).
+func WithLedgerGate(ctx context.Context, g *LedgerGate) context.Context {
+	return context.WithValue(ctx, ledgerGateKey{}, g)
 }
 
 // takeLedger takes a ledger ticket when ctx carries the gate (onLedger);
 // release is a no-op otherwise.
 func takeLedger(ctx context.Context) (release func(), err error) {
-	g, _ := ctx.Value(ledgerGateKey{}).(*ledgerGate)
+	g, _ := ctx.Value(ledgerGateKey{}).(*LedgerGate)
 	if g == nil {
 		return func() {}, nil
 	}
-	return g.acquire(ctx)
+	return g.Acquire(ctx)
 }

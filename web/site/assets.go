@@ -1,4 +1,4 @@
-package web
+package site
 
 import (
 	"crypto/sha256"
@@ -13,15 +13,15 @@ import (
 
 // asset is one static file held in memory under its content-hashed name.
 type asset struct {
-	*payload
+	*Payload
 	hashedName  string   // "app.3f2a1c9d0b.css"
-	contentType []string // header value, shared by every response
+	ContentType []string // header value, shared by every response
 }
 
-// assetSet maps logical names ("app.css") to hashed URLs and serves the
+// Assets maps logical names ("app.css") to hashed URLs and serves the
 // files by hashed name. It is built once at startup: a changed file gets a
 // new URL, so every response can be cached forever.
-type assetSet struct {
+type Assets struct {
 	base     string            // path prefix of the site ("" at the root)
 	byHashed map[string]*asset // "app.3f2a1c9d0b.css" → asset
 	urls     map[string]string // "app.css" → "/static/app.3f2a1c9d0b.css"
@@ -31,11 +31,11 @@ type assetSet struct {
 // enough that two versions of one file never collide in practice.
 const hashLength = 10
 
-// newAssetSet reads every regular file at the root of files, plus the extra
+// NewAssets reads every regular file at the root of files, plus the extra
 // in-memory files (such as the generated highlight stylesheet), and names
 // each one after a hash of its content.
-func newAssetSet(base string, files fs.FS, extra map[string][]byte) (*assetSet, error) {
-	set := &assetSet{base: base, byHashed: map[string]*asset{}, urls: map[string]string{}}
+func NewAssets(base string, files fs.FS, extra map[string][]byte) (*Assets, error) {
+	set := &Assets{base: base, byHashed: map[string]*asset{}, urls: map[string]string{}}
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		return nil, fmt.Errorf("web: reading static files: %w", err)
@@ -71,7 +71,7 @@ func newAssetSet(base string, files fs.FS, extra map[string][]byte) (*assetSet, 
 	return set, nil
 }
 
-func (s *assetSet) add(name string, body []byte) error {
+func (s *Assets) add(name string, body []byte) error {
 	ext := path.Ext(name)
 	contentType := mime.TypeByExtension(ext)
 	switch ext {
@@ -90,9 +90,9 @@ func (s *assetSet) add(name string, body []byte) error {
 	hash := hex.EncodeToString(sum[:])[:hashLength]
 	hashed := strings.TrimSuffix(name, ext) + "." + hash + ext
 	s.byHashed[hashed] = &asset{
-		payload:     newPayload(body, hash),
+		Payload:     NewPayload(body, hash),
 		hashedName:  hashed,
-		contentType: []string{contentType},
+		ContentType: []string{contentType},
 	}
 	s.urls[name] = s.base + "/static/" + hashed
 	return nil
@@ -100,15 +100,15 @@ func (s *assetSet) add(name string, body []byte) error {
 
 // URL is the hashed URL of a logical file name. An unknown name is a bug in
 // a template, so it yields a URL that will 404 visibly rather than a panic.
-func (s *assetSet) URL(name string) string {
+func (s *Assets) URL(name string) string {
 	if u, ok := s.urls[name]; ok {
 		return u
 	}
 	return s.base + "/static/missing-" + name
 }
 
-// lookup finds an asset by the hashed name in a request path.
-func (s *assetSet) lookup(hashedName string) (*asset, bool) {
+// Lookup finds an asset by the hashed name in a request path.
+func (s *Assets) Lookup(hashedName string) (*asset, bool) {
 	a, ok := s.byHashed[hashedName]
 	return a, ok
 }

@@ -1,7 +1,8 @@
-package web
+package site
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,29 +32,29 @@ type caching int
 const (
 	// noStore: never stored, no ETag (answers to POSTs, errors, the health
 	// check, pages whose status is not 200).
-	noStore caching = iota
+	NoStore caching = iota
 	// revalidate: stored, revalidated by ETag on every use (pages change
 	// when the lessons folder does; revalidating is cheap).
-	revalidate
+	Revalidate
 	// immutable: kept for a year (the URL names a hash of the content).
-	immutable
+	Immutable
 )
 
-var cacheControl = [...][]string{
-	noStore:    {"no-store"},
-	revalidate: {"no-cache"},
-	immutable:  {"public, max-age=31536000, immutable"},
+var CacheControl = [...][]string{
+	NoStore:    {"no-store"},
+	Revalidate: {"no-cache"},
+	Immutable:  {"public, max-age=31536000, immutable"},
 }
 
 var (
-	textContentType    = []string{"text/plain; charset=utf-8"}
-	htmlContentType    = []string{"text/html; charset=utf-8"}
-	jsonContentType    = []string{"application/json; charset=utf-8"}
+	TextContentType    = []string{"text/plain; charset=utf-8"}
+	HtmlContentType    = []string{"text/html; charset=utf-8"}
+	JsonContentType    = []string{"application/json; charset=utf-8"}
 	varyAcceptEncoding = []string{"Accept-Encoding"}
 	gzipEncoding       = []string{"gzip"}
 )
 
-// payload is a response body with its ETag, as is and gzip-compressed. It
+// Payload is a response body with its ETag, as is and gzip-compressed. It
 // holds one variant when made and the other on demand:
 //   - a body rendered once (newPayload) or made for one request and not
 //     kept (requestPayload) is held as is; its gzip variant is made on
@@ -64,97 +65,97 @@ var (
 //
 // A payload never changes once made, so pre-rendered ones are shared by
 // every request.
-type payload struct {
-	identity variant // body nil when the payload is held compressed only
+type Payload struct {
+	Identity variant // body nil when the payload is held compressed only
 	size     int     // of the identity body
 	hash     string
 	zipper   *gzipper
 	gzipOnce sync.Once
-	gzip     *variant // after gzipOnce: nil when compressing does not pay
+	Gzip     *variant // after gzipOnce: nil when compressing does not pay
 }
 
 type variant struct {
-	body []byte
-	etag []string
+	Body []byte
+	Etag []string
 }
 
 // minGzipSize is the size below which compressing costs more than it saves.
 const minGzipSize = 512
 
-// newPayload prepares a body rendered once and served many times: its gzip
+// NewPayload prepares a body rendered once and served many times: its gzip
 // variant is as small as gzip can make it. hash, if not empty, is the ETag
 // (for assets whose name already carries it); otherwise one is computed.
-func newPayload(body []byte, hash string) *payload {
+func NewPayload(body []byte, hash string) *Payload {
 	return makePayload(body, hash, smallestGzip)
 }
 
-// requestPayload prepares a body made for one request: its gzip variant is
+// RequestPayload prepares a body made for one request: its gzip variant is
 // made at requestGzip's level. etag, if not empty, is its entity tag (an
 // answer's, from the state its URL names: stateETag); otherwise one is
 // computed from the body.
-func requestPayload(body []byte, etag string) *payload {
+func RequestPayload(body []byte, etag string) *Payload {
 	return makePayload(body, etag, requestGzip)
 }
 
-// answerPayload prepares an answer made for one request from body, which
+// AnswerPayload prepares an answer made for one request from body, which
 // the caller reuses afterwards (a render buffer): when the request takes
 // gzip and compressing pays, only the compressed bytes are kept, else a
 // copy of body. etag is as requestPayload's.
-func answerPayload(body []byte, etag string, gzip bool) *payload {
+func AnswerPayload(body []byte, etag string, gzip bool) *Payload {
 	p := makePayload(body, etag, requestGzip)
 	if gzip && p.size >= minGzipSize {
-		z := requestGzip.compress(body)
+		z := requestGzip.Compress(body)
 		p.gzipOnce.Do(func() {
 			if worthCompressing(z, body) {
-				p.gzip = p.gzipVariant(z)
+				p.Gzip = p.gzipVariant(z)
 			}
 		})
 	}
-	if p.gzip != nil {
-		p.identity.body = nil
+	if p.Gzip != nil {
+		p.Identity.Body = nil
 	} else {
-		p.identity.body = bytes.Clone(body)
+		p.Identity.Body = bytes.Clone(body)
 	}
 	return p
 }
 
-func makePayload(body []byte, hash string, zipper *gzipper) *payload {
+func makePayload(body []byte, hash string, zipper *gzipper) *Payload {
 	if hash == "" {
 		sum := sha256.Sum256(body)
 		hash = hex.EncodeToString(sum[:8])
 	}
-	return &payload{identity: variant{body: body, etag: []string{`"` + hash + `"`}}, size: len(body), hash: hash, zipper: zipper}
+	return &Payload{Identity: variant{Body: body, Etag: []string{`"` + hash + `"`}}, size: len(body), hash: hash, zipper: zipper}
 }
 
 // worthCompressing: z, body compressed, saves at least a tenth.
 func worthCompressing(z, body []byte) bool { return len(z) < len(body)*9/10 }
 
-func (p *payload) gzipVariant(z []byte) *variant {
-	return &variant{body: z, etag: []string{`"` + p.hash + `-gz"`}}
+func (p *Payload) gzipVariant(z []byte) *variant {
+	return &variant{Body: z, Etag: []string{`"` + p.hash + `-gz"`}}
 }
 
-// gzipped returns the compressed variant, making it the first time, or nil
+// Gzipped returns the compressed variant, making it the first time, or nil
 // when the body is too small or does not compress.
-func (p *payload) gzipped() *variant {
+func (p *Payload) Gzipped() *variant {
 	p.gzipOnce.Do(func() {
 		if p.size < minGzipSize {
 			return
 		}
-		if z := p.zipper.compress(p.identity.body); worthCompressing(z, p.identity.body) {
-			p.gzip = p.gzipVariant(z)
+		if z := p.zipper.Compress(p.Identity.Body); worthCompressing(z, p.Identity.Body) {
+			p.Gzip = p.gzipVariant(z)
 		}
 	})
-	return p.gzip
+	return p.Gzip
 }
 
-// plain returns the identity variant: of a payload held compressed only,
+// Plain returns the identity variant: of a payload held compressed only,
 // inflated for this request and not kept (the run cache counts the bytes
 // it keeps).
-func (p *payload) plain() *variant {
-	if p.identity.body != nil || p.size == 0 {
-		return &p.identity
+func (p *Payload) Plain() *variant {
+	if p.Identity.Body != nil || p.size == 0 {
+		return &p.Identity
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(p.gzip.body))
+	zr, err := gzip.NewReader(bytes.NewReader(p.Gzip.Body))
 	body := make([]byte, p.size)
 	if err == nil {
 		_, err = io.ReadFull(zr, body)
@@ -164,16 +165,16 @@ func (p *payload) plain() *variant {
 		// failure is our bug, which withRecovery logs and answers as a 500.
 		panic(fmt.Sprintf("inflating an answer compressed here: %v", err))
 	}
-	return &variant{body: body, etag: p.identity.etag}
+	return &variant{Body: body, Etag: p.Identity.Etag}
 }
 
-// bytesHeld is about the memory the payload's bodies take: a body held as
+// BytesHeld is about the memory the payload's bodies take: a body held as
 // is may be joined by its gzip variant, about a fifth of it.
-func (p *payload) bytesHeld() int64 {
-	if p.identity.body == nil {
-		return int64(len(p.gzip.body))
+func (p *Payload) BytesHeld() int64 {
+	if p.Identity.Body == nil {
+		return int64(len(p.Gzip.Body))
 	}
-	return int64(len(p.identity.body)) * 6 / 5
+	return int64(len(p.Identity.Body)) * 6 / 5
 }
 
 // gzipper compresses at one level, reusing its writers and their output
@@ -191,14 +192,14 @@ type gzipWriter struct {
 	out bytes.Buffer
 }
 
-// newGzipper returns a gzipper that keeps up to kept idle writers.
-func newGzipper(level, kept int) *gzipper {
-	return &gzipper{level: level, writers: newFreeList[*gzipWriter](kept)}
+// NewGzipper returns a gzipper that keeps up to kept idle writers.
+func NewGzipper(level, kept int) *gzipper {
+	return &gzipper{level: level, writers: NewFreeList[*gzipWriter](kept)}
 }
 
 var (
 	// smallestGzip compresses pages rendered once: one idle writer kept.
-	smallestGzip = newGzipper(gzip.BestCompression, 1)
+	smallestGzip = NewGzipper(gzip.BestCompression, 1)
 	// requestGzip compresses answers made for one request (a click's
 	// fragment), at the level BenchmarkGzipLevel chose: level 1 costs about
 	// half the CPU of level 5 and a third of the default's on a playground
@@ -212,13 +213,13 @@ var (
 	// mode costs more CPU than level 1 and sends 4% more.
 	// It keeps a writer per core: about as many answers as are compressed
 	// at once.
-	requestGzip = newGzipper(gzip.BestSpeed, min(runtime.GOMAXPROCS(0), 8))
+	requestGzip = NewGzipper(gzip.BestSpeed, min(runtime.GOMAXPROCS(0), 8))
 )
 
-// compress returns body compressed, in a slice of its own exactly as long
+// Compress returns body compressed, in a slice of its own exactly as long
 // (a cached answer holds no spare capacity).
-func (z *gzipper) compress(body []byte) []byte {
-	w, ok := z.writers.get()
+func (z *gzipper) Compress(body []byte) []byte {
+	w, ok := z.writers.Get()
 	if !ok {
 		w = &gzipWriter{}
 		w.zw, _ = gzip.NewWriterLevel(nil, z.level) // a valid level: no error
@@ -228,13 +229,13 @@ func (z *gzipper) compress(body []byte) []byte {
 	w.zw.Write(body) // writes to a bytes.Buffer: no error
 	w.zw.Close()
 	zipped := bytes.Clone(w.out.Bytes())
-	if w.out.Cap() <= maxKeptBuffer {
-		z.writers.put(w)
+	if w.out.Cap() <= MaxKeptBuffer {
+		z.writers.Put(w)
 	}
 	return zipped
 }
 
-// writeBody is the one way a body is written. It sets Content-Type and
+// WriteBody is the one way a body is written. It sets Content-Type and
 // Cache-Control, sends the gzip variant when the client accepts it and the
 // body is worth compressing (with Vary: Accept-Encoding, and an ETag of its
 // own), then:
@@ -242,35 +243,35 @@ func (z *gzipper) compress(body []byte) []byte {
 //     answers HEAD, If-None-Match (304) and Range;
 //   - anything else (another status, or no-store) is written as is, with
 //     Content-Length, headers only for HEAD.
-func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType []string, cache caching, p *payload) {
+func WriteBody(w http.ResponseWriter, r *http.Request, status int, contentType []string, cache caching, p *Payload) {
 	h := w.Header()
 	h["Content-Type"] = contentType
-	h["Cache-Control"] = cacheControl[cache]
+	h["Cache-Control"] = CacheControl[cache]
 	var v *variant
 	if p.size >= minGzipSize {
 		h["Vary"] = varyAcceptEncoding
-		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			if v = p.gzipped(); v != nil {
+		if AcceptsGzip(r.Header.Get("Accept-Encoding")) {
+			if v = p.Gzipped(); v != nil {
 				h["Content-Encoding"] = gzipEncoding
 			}
 		}
 	}
 	if v == nil {
-		v = p.plain()
+		v = p.Plain()
 	}
 	// ServeContent leaves Content-Length to the caller when the body is
 	// encoded; it replaces it for a range and removes it for a 304.
-	h["Content-Length"] = []string{strconv.Itoa(len(v.body))}
-	if status == http.StatusOK && cache != noStore {
-		h["Etag"] = v.etag
-		content := &bodyReader{body: v.body}
-		content.Reset(v.body)
+	h["Content-Length"] = []string{strconv.Itoa(len(v.Body))}
+	if status == http.StatusOK && cache != NoStore {
+		h["Etag"] = v.Etag
+		content := &bodyReader{body: v.Body}
+		content.Reset(v.Body)
 		http.ServeContent(directWriter{w}, r, "", time.Time{}, content)
 		return
 	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(v.body)
+		w.Write(v.Body)
 	}
 }
 
@@ -303,41 +304,41 @@ func (w directWriter) ReadFrom(src io.Reader) (int64, error) {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w directWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// writeHTML renders content, inside layout unless it is nil (a fragment),
+// WriteHTML renders content, inside layout unless it is nil (a fragment),
 // into a buffer and writes it. Nothing is written if rendering fails.
-func writeHTML(w http.ResponseWriter, r *http.Request, status int, cache caching, layout, content templ.Component) error {
-	buf := renderBuffers.take(math.MaxInt)
-	defer renderBuffers.release(buf)
+func WriteHTML(w http.ResponseWriter, r *http.Request, status int, cache caching, layout, content templ.Component) error {
+	buf := RenderBuffers.Take(math.MaxInt)
+	defer RenderBuffers.Release(buf)
 	if layout != nil {
-		content = inLayout(layout, content)
+		content = InLayout(layout, content)
 	}
-	if err := renderInto(r.Context(), content, buf); err != nil {
+	if err := RenderInto(r.Context(), content, buf); err != nil {
 		return err
 	}
-	writeAnswer(w, r, status, htmlContentType, cache, buf.Bytes())
+	writeAnswer(w, r, status, HtmlContentType, cache, buf.Bytes())
 	return nil
 }
 
-// writeJSON writes v as JSON, followed by a newline. Nothing is written if
+// WriteJSON writes v as JSON, followed by a newline. Nothing is written if
 // v cannot be encoded.
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, cache caching, v any) error {
-	buf := renderBuffers.take(math.MaxInt)
-	defer renderBuffers.release(buf)
+func WriteJSON(w http.ResponseWriter, r *http.Request, status int, cache caching, v any) error {
+	buf := RenderBuffers.Take(math.MaxInt)
+	defer RenderBuffers.Release(buf)
 	if err := json.NewEncoder(buf).Encode(v); err != nil { // as json.Marshal, and a newline
 		return err
 	}
-	writeAnswer(w, r, status, jsonContentType, cache, buf.Bytes())
+	writeAnswer(w, r, status, JsonContentType, cache, buf.Bytes())
 	return nil
 }
 
 // writeAnswer writes body, made for this request in a buffer the caller
 // reuses, compressed only if the request takes gzip.
 func writeAnswer(w http.ResponseWriter, r *http.Request, status int, contentType []string, cache caching, body []byte) {
-	writeBody(w, r, status, contentType, cache, answerPayload(body, "", acceptsGzip(r.Header.Get("Accept-Encoding"))))
+	WriteBody(w, r, status, contentType, cache, AnswerPayload(body, "", AcceptsGzip(r.Header.Get("Accept-Encoding"))))
 }
 
-// acceptsGzip reads an Accept-Encoding header: gzip (or *) listed without q=0.
-func acceptsGzip(header string) bool {
+// AcceptsGzip reads an Accept-Encoding header: gzip (or *) listed without q=0.
+func AcceptsGzip(header string) bool {
 	if header == "" {
 		return false
 	}
@@ -351,4 +352,18 @@ func acceptsGzip(header string) bool {
 		return !strings.HasPrefix(q, "q=0") || strings.HasPrefix(q, "q=0.") && strings.Trim(q[4:], "0") != ""
 	}
 	return false
+}
+
+// RenderInto renders c into buf, emptied first (a render buffer,
+// renderBuffers.take: it refuses to grow past its cap).
+func RenderInto(ctx context.Context, c templ.Component, buf *CappedBuffer) error {
+	buf.Reset()
+	return c.Render(ctx, buf)
+}
+
+// InLayout is content drawn inside a layout (page, embedPage).
+func InLayout(layout, content templ.Component) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		return layout.Render(templ.WithChildren(ctx, content), w)
+	})
 }
