@@ -144,6 +144,9 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 	if err != nil {
 		return nil, fmt.Errorf("ledger database: %w", err)
 	}
+	// PostgreSQL's parser holds the learners' SQL (pgparse.go): start it
+	// now, beside the pool, so that no click waits for it.
+	go pgParserWarm()
 	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size), owner: admin}
 	if err := claimPrefix(ctx, admin, p.prefix); err != nil {
 		admin.Close(context.Background())

@@ -66,7 +66,8 @@ const (
 func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedValue, query bool) {
 	st := &pgStatement{sql: q, query: query, done: make(chan struct{})}
 	sess.inflight = st
-	sqlText, names := pgPositional(q)
+	p := pgPlanOf(q) // parsed once per text, then kept
+	sqlText, names := p.sql, p.names
 	values := make([][]byte, len(names))
 	oids := make([]uint32, len(names))
 	for i, name := range names {
@@ -245,6 +246,11 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 		return res
 	}
 	if sess.inflight == nil {
+		if c.learner && !pgParserOff.Load() {
+			if r := pgPlanOf(q).refusal; r != nil {
+				return execResult{Err: r.at(0)}
+			}
+		}
 		sess.start(ctx, q, args, query)
 	}
 	done, err := pl.settle(sess)
