@@ -263,15 +263,14 @@ func pgCheckSQL(st *statement) error {
 	if p.refusal == nil || pgParserOff.Load() {
 		return nil
 	}
-	words := pgWords(st.SQL)
-	if isTxVerb(st.Verb) {
-		if err := pgTxControlProblem(words); err != nil {
-			return err
-		}
-	}
 	if p.refusal.syntax {
 		if msg := pgDialectProblem(st.SQL); msg != "" {
 			return fmt.Errorf("%s", msg)
+		}
+	}
+	if isTxVerb(st.Verb) {
+		if err := pgTxControlProblem(pgWords(st.SQL)); err != nil {
+			return err
 		}
 	}
 	return p.refusal.at(st.Line)

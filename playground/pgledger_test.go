@@ -24,7 +24,7 @@ import (
 // test cluster; it is dropped when the test ends.
 func testPostgresLedgers(t testing.TB, size int) *PostgresLedgers {
 	t.Helper()
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	var b [4]byte
 	rand.Read(b[:])
 	pg, err := OpenPostgresLedgers(context.Background(), url, size, "test_ledger_"+hex.EncodeToString(b[:]))
