@@ -224,3 +224,59 @@ func TestPostgresLedgers_RestartDropsWhatARoleOwns(t *testing.T) {
 		t.Errorf("after Close: %v left", got)
 	}
 }
+
+// Two learners at once, each on a ledger of the pool, running the race
+// with a handler that takes an advisory lock on the message: each trace
+// is byte-identical to the one a learner alone gets, run after run (the
+// locks are the ledger's, so neither learner waits on the other).
+func TestPostgresLedgers_ConcurrentLearnersGetTheSameTraces(t *testing.T) {
+	pg := testPostgresLedgers(t, 2)
+	lg, _ := ParseLedger("postgres-rc", pg)
+	want := pgTraceBytes(t, lg)
+	for round := range 5 {
+		got := make(chan []byte, 2)
+		for range 2 {
+			go func() {
+				h, err := ParseHandlerFor("learner", pgNormalLearner, lg)
+				if err != nil {
+					got <- []byte(err.Error())
+					return
+				}
+				tr, err := Run(context.Background(), Request{Scenario: "concurrent-duplicate", Script: raceScript, Custom: []*Handler{h}, Ledger: lg})
+				if err != nil {
+					got <- []byte(err.Error())
+					return
+				}
+				b, _ := json.Marshal(tr)
+				got <- b
+			}()
+		}
+		for range 2 {
+			if b := <-got; !bytes.Equal(b, want) {
+				t.Fatalf("round %d: a concurrent learner's trace differs from a lone learner's:\n got %s\nwant %s", round, b, want)
+			}
+		}
+	}
+}
+
+// A statement that changes more rows than a session keeps notices for is
+// cancelled, and says why; the next learner's run is unaffected.
+func TestPostgresLedger_AStatementChangingTooManyRowsIsCancelled(t *testing.T) {
+	pg := testPostgresLedgers(t, 1)
+	lg, _ := ParseLedger("postgres-rc", pg)
+	want := pgTraceBytes(t, lg)
+	src := "@on credit\nINSERT INTO shipments(order_id, message_id, shipped_at) SELECT 'o', 'm', i FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000) SELECT i FROM n) x;\n"
+	tr := runOnPostgres(t, pg, "postgres-rc", "lost-ack", "flood", src, "deliver msg-1")
+	var msg string
+	for _, st := range tr.Handlers[0].Steps {
+		if st.Kind == StepSQL {
+			msg = st.Error
+		}
+	}
+	if !strings.Contains(msg, "more than 10000 rows") || !strings.Contains(msg, "54000") {
+		t.Errorf("the flood's step: %q", msg)
+	}
+	if got := pgTraceBytes(t, lg); !bytes.Equal(got, want) {
+		t.Errorf("the next learner's trace differs:\n got %s\nwant %s", got, want)
+	}
+}
