@@ -193,6 +193,7 @@ type dbConn struct {
 	// under it (a ledger restored from a snapshot), then commits it.
 	rolledAt int
 	pg       *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
+	learner  bool       // on PostgreSQL: runs a learner's SQL, which the allow-list checks (pgparse.go)
 }
 
 // inTransaction reports whether the connection has a transaction open (as
@@ -369,8 +370,12 @@ func (l *ledger) conn(name string) (*dbConn, error) {
 // (sandboxConfine) and wrapped with its statement deadline (timeout of CPU
 // time): the only kind of connection a learner's SQL runs on.
 func (l *ledger) sandboxedConn(name string, timeout time.Duration) (*dbConn, error) {
-	if l.pg != nil { // confined by its role's privileges (pgledger.go)
-		return l.pg.conn(l, name)
+	if l.pg != nil { // confined by PostgreSQL's parser (pgparse.go) and its role's privileges (pgledger.go)
+		c, err := l.pg.conn(l, name)
+		if err == nil {
+			c.learner = true
+		}
+		return c, err
 	}
 	if c := l.takeFree(name); c != nil {
 		if sc, ok := c.conn.(*sandboxConn); ok {

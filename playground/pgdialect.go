@@ -16,7 +16,14 @@ import (
 // pgPositional rewrites a statement's :name parameters as PostgreSQL's $1,
 // $2… (one number per name, in order of first appearance) and returns the
 // names. Quoted strings, quoted names, comments and :: casts are left alone.
-func pgPositional(q string) (string, []string) {
+func pgPositional(q string) (string, []string) { return pgPositionalText(q, false) }
+
+// pgPositionalPadded is pgPositional with each parameter padded with
+// spaces to its name's length, so that a position in the text sent is the
+// same in the learner's (for the allow-list's errors).
+func pgPositionalPadded(q string) (string, []string) { return pgPositionalText(q, true) }
+
+func pgPositionalText(q string, pad bool) (string, []string) {
 	var b strings.Builder
 	var names []string
 	for i := 0; i < len(q); i++ {
@@ -66,7 +73,11 @@ func pgPositional(q string) (string, []string) {
 				names = append(names, name)
 				n = len(names) - 1
 			}
-			b.WriteString("$" + strconv.Itoa(n+1))
+			p := "$" + strconv.Itoa(n+1)
+			b.WriteString(p)
+			if pad && j-i > len(p) {
+				b.WriteString(strings.Repeat(" ", j-i-len(p)))
+			}
 			i = j - 1
 		default:
 			b.WriteByte(c)
@@ -173,23 +184,6 @@ func pgWords(q string) []string {
 // allow-list here as on SQLite.
 var pgFunctions = []string{"abs", "coalesce", "concat", "count", "greatest", "hashtext", "least", "length", "lower", "max", "min", "nullif", "pg_advisory_xact_lock", "substr", "sum", "upper"}
 
-// pgAllowedCalls are the names a learner's statement may put before '(' on
-// PostgreSQL: the ledger's tables (a column list: tableOrder, the one table
-// list both dialects take theirs from), keywords, and pgFunctions.
-var pgAllowedCalls = func() map[string]bool {
-	m := map[string]bool{
-		"VALUES": true, "IN": true, "EXISTS": true, "NOT": true, "AND": true, "OR": true, "ON": true, "CONFLICT": true,
-		"WHERE": true, "SELECT": true, "FROM": true, "SET": true, "AS": true, "ANY": true, "ALL": true, "RETURNING": true,
-	}
-	for _, t := range tableOrder {
-		m[strings.ToUpper(t)] = true
-	}
-	for _, f := range pgFunctions {
-		m[strings.ToUpper(f)] = true
-	}
-	return m
-}()
-
 // checkPostgresDialect refuses a handler whose SQL only SQLite reads, with
 // the line and PostgreSQL's way.
 func checkPostgresDialect(h *Handler) error {
@@ -207,19 +201,17 @@ func checkPostgresDialect(h *Handler) error {
 	return nil
 }
 
-// pgDialectProblem says what of q PostgreSQL would not run as SQLite does,
-// or "".
+// pgDialectProblem says which SQLite-only syntax q uses, with
+// PostgreSQL's way, or "": hints only. What a statement may touch is
+// decided by PostgreSQL's parser (pgAllowList), never by this scan.
 func pgDialectProblem(q string) string {
 	words := pgWords(q)
 	if msg := matchDialectRule(words, pgDialectRules); msg != "" {
 		return msg
 	}
-	for i, w := range words {
-		switch {
-		case w == "`" || w == "[":
+	for _, w := range words {
+		if w == "`" || w == "[" {
 			return "quote a name with double quotes on PostgreSQL, not " + w
-		case w == "(" && i > 0 && !pgAllowedCalls[words[i-1]] && words[i-1] != "(":
-			return fmt.Sprintf("%s(…) is not allowed on a PostgreSQL ledger; functions are %s", strings.ToLower(words[i-1]), pgCallList())
 		}
 	}
 	return ""
@@ -262,34 +254,26 @@ func pgTxControlProblem(words []string) error {
 	return fmt.Errorf("write %s alone: %s %s is not part of a handler's transaction", words[0], words[0], strings.Join(rest, " "))
 }
 
-// pgTableWords are the words after which a table name comes; a ledger
-// table is the only kind a learner's statement may name.
-var pgTableWords = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "UPDATE": true}
-
-// pgCheckSQL is checkSQL for PostgreSQL: the dialect, the functions and the
-// tables a learner's statement may use (the ledger role's privileges
-// enforce the tables as well).
+// pgCheckSQL is checkSQL for PostgreSQL: PostgreSQL's parser reads the
+// statement and the allow-list walks its tree (pgparse.go); when it
+// refuses, a hint at PostgreSQL's way comes first where the scan of
+// SQLite-only syntax has one.
 func pgCheckSQL(st *statement) error {
-	if msg := pgDialectProblem(st.SQL); msg != "" {
-		return fmt.Errorf("%s", msg)
+	p := pgPlanOf(st.SQL)
+	if p.refusal == nil || pgParserOff.Load() {
+		return nil
 	}
-	words := pgWords(st.SQL)
+	if p.refusal.syntax {
+		if msg := pgDialectProblem(st.SQL); msg != "" {
+			return fmt.Errorf("%s", msg)
+		}
+	}
 	if isTxVerb(st.Verb) {
-		return pgTxControlProblem(words)
-	}
-	for i, w := range words {
-		if !pgTableWords[w] || i+1 >= len(words) {
-			continue
-		}
-		next := words[i+1]
-		if w == "UPDATE" && next == "SET" { // ON CONFLICT … DO UPDATE SET
-			continue
-		}
-		if !contains(tableOrder, strings.ToLower(next)) {
-			return fmt.Errorf("%s is not a ledger table; tables are %s", strings.ToLower(next), strings.Join(tableOrder, ", "))
+		if err := pgTxControlProblem(pgWords(st.SQL)); err != nil {
+			return err
 		}
 	}
-	return nil
+	return p.refusal.at(st.Line)
 }
 
 // ParseHandlerFor parses a learner's handler for the ledger it will run
@@ -355,8 +339,25 @@ func (lg Ledger) check(hs []*Handler) error {
 		return nil
 	}
 	for _, h := range hs {
-		if err := checkPostgresDialect(lg.forLedger(h)); err != nil {
-			return err
+		h = lg.forLedger(h)
+		if isBuiltinHandler(h) || pgVariants[h.Name] == h {
+			if err := checkPostgresDialect(h); err != nil {
+				return err
+			}
+			continue
+		}
+		// A learner's handler, parsed for either ledger: PostgreSQL's
+		// parser checks each statement before anything runs.
+		for _, kind := range h.Kinds() {
+			for _, st := range h.sections[kind] {
+				if st.Call != nil {
+					continue
+				}
+				if err := pgCheckSQL(st); err != nil {
+					return &InputError{Field: "handler", Line: st.Line,
+						Msg: fmt.Sprintf("handler %s, line %d: %s", clip(h.Name), st.Line, err)}
+				}
+			}
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -102,6 +103,9 @@ type PostgresLedgers struct {
 	owner  *pgconn.PgConn // holds the prefix's lock while the pool is open (pgprefix.go)
 	free   chan *pgLedger
 	all    []*pgLedger
+	// cleaning counts the ledgers being reset after a run (release);
+	// Close waits for them.
+	cleaning sync.WaitGroup
 }
 
 // Timeouts set on every ledger role.
@@ -144,8 +148,15 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 	if err != nil {
 		return nil, fmt.Errorf("ledger database: %w", err)
 	}
+	// PostgreSQL's parser holds the learners' SQL (pgparse.go): start it
+	// now, beside the pool, so that no click waits for it.
+	go pgParserWarm()
 	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size), owner: admin}
 	if err := claimPrefix(ctx, admin, p.prefix); err != nil {
+		admin.Close(context.Background())
+		return nil, err
+	}
+	if err := hardenLedgerDatabase(ctx, admin); err != nil {
 		admin.Close(context.Background())
 		return nil, err
 	}
@@ -176,6 +187,7 @@ func (p *PostgresLedgers) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	defer p.owner.Close(ctx) // last: the prefix is held until its schemas are gone
+	p.cleaning.Wait()
 	for _, pl := range p.all {
 		pl.closeSessions()
 	}
@@ -217,8 +229,17 @@ func execAll(ctx context.Context, c *pgconn.PgConn, sql string) error {
 	return err
 }
 
+// dropSQL drops the ledger's schema and role, and first whatever the role
+// owns or was granted in this database (large objects a learner wrote
+// included), which would otherwise keep DROP ROLE from running and a
+// restart from starting.
 func (pl *pgLedger) dropSQL() string {
-	return fmt.Sprintf("DROP SCHEMA IF EXISTS %[1]s CASCADE; DROP ROLE IF EXISTS %[1]s;", pl.schema)
+	return fmt.Sprintf(`DO $$ BEGIN
+	IF EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = '%[1]s') THEN
+		EXECUTE 'DROP OWNED BY %[1]s CASCADE';
+	END IF;
+END $$;
+DROP SCHEMA IF EXISTS %[1]s CASCADE; DROP ROLE IF EXISTS %[1]s;`, pl.schema)
 }
 
 // pgSchemaSQL is schemaSQL in PostgreSQL's types (bigint for ticks: an
@@ -250,7 +271,7 @@ func (pl *pgLedger) create(ctx context.Context, admin *pgconn.PgConn) error {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + "ms" }
 	sql := pl.dropSQL() + fmt.Sprintf(`
 CREATE ROLE %[1]s LOGIN PASSWORD '%[2]s' NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS CONNECTION LIMIT %[3]d;
-ALTER ROLE %[1]s SET search_path = %[1]s;
+ALTER ROLE %[1]s SET search_path = %[1]s, pg_catalog;
 ALTER ROLE %[1]s SET statement_timeout = '%[4]s';
 ALTER ROLE %[1]s SET lock_timeout = '%[5]s';
 ALTER ROLE %[1]s SET idle_in_transaction_session_timeout = '%[6]s';
@@ -258,9 +279,13 @@ CREATE SCHEMA %[1]s;
 SET LOCAL search_path = %[1]s;
 %[7]s
 REVOKE ALL ON FUNCTION idemlab_change() FROM PUBLIC;
+CREATE FUNCTION %[1]s.pg_advisory_xact_lock(key bigint) RETURNS void LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog
+	AS 'SELECT pg_catalog.pg_advisory_xact_lock(%[9]d, pg_catalog.hashint8(key))';
+REVOKE ALL ON FUNCTION %[1]s.pg_advisory_xact_lock(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION %[1]s.pg_advisory_xact_lock(bigint) TO %[1]s;
 GRANT USAGE ON SCHEMA %[1]s TO %[1]s;
 GRANT SELECT, INSERT, UPDATE, DELETE ON %[8]s TO %[1]s;
-`, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL, strings.Join(tableOrder, ", "))
+`, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL, strings.Join(tableOrder, ", "), pl.lockNumber())
 	if err := execAll(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
 		return fmt.Errorf("ledger schema %s: %w", s, err)
 	}
@@ -377,7 +402,41 @@ func (pl *pgLedger) release() {
 		}
 	}
 	pl.l, pl.ctx = nil, nil
-	pl.pool.free <- pl
+	// The sessions are reset in the background: the run's answer does not
+	// wait for it, and the ledger goes back to the pool once it is clean.
+	pl.pool.cleaning.Add(1)
+	go func() {
+		defer pl.pool.cleaning.Done()
+		pl.discard()
+		pl.pool.free <- pl
+	}()
+}
+
+// discard leaves every worker session as clean as a new one: DISCARD ALL
+// resets every setting to the role's, releases session advisory locks,
+// drops temporary objects and prepared statements, and stops listening,
+// whatever a learner's SQL did (the parser refuses all of it; this holds
+// with the parser off). A session that cannot be reset is closed.
+func (pl *pgLedger) discard() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, name := range pl.sessionOrder() {
+		sess := pl.sessions[name]
+		sess.notices = nil
+		ok := !sess.conn.IsClosed() && sess.conn.TxStatus() == 'I' && execAll(ctx, sess.conn, "DISCARD ALL") == nil
+		// The isolation level the session had is set again, here rather
+		// than at the next run's first statement: most runs take the
+		// level the one before took.
+		if ok && sess.isolation != "" {
+			ok = execAll(ctx, sess.conn, "SET default_transaction_isolation = '"+sess.isolation+"'") == nil
+		}
+		if !ok {
+			sess.conn.Close(ctx)
+			delete(pl.sessions, name)
+			continue
+		}
+		sess.notices = nil
+	}
 }
 
 // reset puts the ledger back to the template's rows in one round trip:

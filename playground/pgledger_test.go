@@ -24,7 +24,7 @@ import (
 // test cluster; it is dropped when the test ends.
 func testPostgresLedgers(t testing.TB, size int) *PostgresLedgers {
 	t.Helper()
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	var b [4]byte
 	rand.Read(b[:])
 	pg, err := OpenPostgresLedgers(context.Background(), url, size, "test_ledger_"+hex.EncodeToString(b[:]))
@@ -522,8 +522,8 @@ func TestParseHandlerFor_PostgresDialectErrorsWithHints(t *testing.T) {
 		{"SELECT rowid FROM processed_messages;", "no rowid (42703)"},
 		{"SELECT 1 FROM `accounts`;", "double quotes"},
 		{"SELECT set_config('statement_timeout', '0', false);", "set_config(…) is not allowed"},
-		{"SELECT 1 FROM pg_catalog.pg_database;", "pg_catalog is not a ledger table"},
-		{"DELETE FROM other.accounts;", "other is not a ledger table"},
+		{"SELECT 1 FROM pg_catalog.pg_database;", "pg_catalog.pg_database is not a ledger table"},
+		{"DELETE FROM other.accounts;", "other.accounts is not a ledger table"},
 	} {
 		_, err := ParseHandlerFor("mine", "-- a comment\n"+tc.sql, lg)
 		in, ok := err.(*InputError)

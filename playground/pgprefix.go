@@ -25,12 +25,16 @@ import (
 // servers on different databases of one cluster need different prefixes
 // (the random default gives them that).
 
+// pgPrefixLockKey is the first key of every pool's prefix lock; a ledger's
+// advisory locks take another (pgLedger.lockNumber).
+const pgPrefixLockKey int32 = 0x1de31ab
+
 // claimPrefix takes prefix's lock on owner, a session the pool keeps open
 // for its life, then drops what a dead holder of the prefix left.
 func claimPrefix(ctx context.Context, owner *pgconn.PgConn, prefix string) error {
 	// The prefix is checked (letters, digits, '_') before it reaches SQL.
 	res, err := owner.Exec(ctx, fmt.Sprintf(`SET idle_session_timeout = 0;
-SELECT pg_try_advisory_lock(hashtext('idemlab ledger pool'), hashtext('%s'))`, prefix)).ReadAll()
+SELECT pg_try_advisory_lock(%d, hashtext('%s'))`, pgPrefixLockKey, prefix)).ReadAll()
 	if err != nil {
 		return fmt.Errorf("ledger pool %s: %w", prefix, err)
 	}

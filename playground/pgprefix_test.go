@@ -35,6 +35,7 @@ func ledgerObjects(t *testing.T, url, prefix string) []string {
 // crash leaves the pool as a killed process would: every session gone,
 // nothing dropped.
 func (p *PostgresLedgers) crash() {
+	p.cleaning.Wait()
 	for _, pl := range p.all {
 		pl.closeSessions()
 	}
@@ -47,7 +48,7 @@ func (p *PostgresLedgers) crash() {
 // refused; a restart with the prefix of a dead server drops what it left
 // (more ledgers than the new pool has, too) and nothing of the other's.
 func TestPostgresLedgers_TwoPrefixesShareOneDatabase(t *testing.T) {
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	var b [4]byte
 	rand.Read(b[:])
 	one, two := "test_one_"+hex.EncodeToString(b[:]), "test_two_"+hex.EncodeToString(b[:])

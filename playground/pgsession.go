@@ -31,7 +31,9 @@ type pgSession struct {
 	conn      *pgconn.PgConn
 	pid       uint32
 	isolation string
-	notices   []string // row changes reported by the triggers during the statement
+	notices   []string      // row changes reported by the triggers during the statement
+	overflow  bool          // the statement changed more than pgMaxChanges rows: cancelled
+	cancelled chan struct{} // with overflow: closed once the server has the cancel request
 	inflight  *pgStatement
 }
 
@@ -48,10 +50,31 @@ type pgStatement struct {
 	blockers []string // the sessions it waits for, as last seen
 }
 
+// pgMaxChanges bounds the rows one statement may change: each is a notice
+// the session keeps until the statement ends (a ledger holds a few rows; an
+// INSERT … SELECT of a cross join could send millions). A statement past it
+// is cancelled, and fails with a message that says why.
+const pgMaxChanges = 10000
+
 func (sess *pgSession) notice(_ *pgconn.PgConn, n *pgconn.Notice) {
-	if n.Message == "idemlab-change" {
-		sess.notices = append(sess.notices, n.Detail)
+	if n.Message != "idemlab-change" {
+		return
 	}
+	if len(sess.notices) >= pgMaxChanges {
+		if !sess.overflow {
+			sess.overflow = true
+			done := make(chan struct{})
+			sess.cancelled = done
+			go func() {
+				defer close(done)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				sess.conn.CancelRequest(ctx)
+			}()
+		}
+		return
+	}
+	sess.notices = append(sess.notices, n.Detail)
 }
 
 // pgParamTypes: the parameters that are text; the others are bigint.
@@ -66,7 +89,8 @@ const (
 func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedValue, query bool) {
 	st := &pgStatement{sql: q, query: query, done: make(chan struct{})}
 	sess.inflight = st
-	sqlText, names := pgPositional(q)
+	p := pgPlanOf(q) // parsed once per text, then kept
+	sqlText, names := p.sql, p.names
 	values := make([][]byte, len(names))
 	oids := make([]uint32, len(names))
 	for i, name := range names {
@@ -80,7 +104,7 @@ func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedV
 			}
 		}
 	}
-	sess.notices = nil
+	sess.notices, sess.overflow = nil, false
 	go func() {
 		defer close(st.done)
 		rr := sess.conn.ExecParams(ctx, sqlText, values, oids, nil, nil)
@@ -89,6 +113,14 @@ func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedV
 		}
 		st.tag, st.err = rr.Close()
 		st.notices = sess.notices
+		if sess.overflow {
+			// The cancel reaches the server before the next statement
+			// starts, so it never cancels that one instead.
+			<-sess.cancelled
+			st.err = &pgconn.PgError{Severity: "ERROR", Code: "54000",
+				Message: fmt.Sprintf("the statement changed more than %d rows and was cancelled: a handler's statement changes a few rows of the ledger", pgMaxChanges)}
+			st.notices, sess.notices = nil, nil
+		}
 	}()
 }
 
@@ -245,6 +277,11 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 		return res
 	}
 	if sess.inflight == nil {
+		if c.learner && !pgParserOff.Load() {
+			if r := pgPlanOf(q).refusal; r != nil {
+				return execResult{Err: r.at(0)}
+			}
+		}
 		sess.start(ctx, q, args, query)
 	}
 	done, err := pl.settle(sess)

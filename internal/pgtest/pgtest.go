@@ -139,3 +139,42 @@ func (c *Cluster) Restart(t testing.TB) {
 		t.Fatalf("restarting PostgreSQL: %v\n%s", err, out)
 	}
 }
+
+// LedgerDatabase returns the URL of the test cluster's database for
+// PostgreSQL ledgers, idemlab_test_ledgers, created on first use: a pool
+// of ledgers revokes PUBLIC's defaults in its database (TEMP, large
+// objects, set_config, pg_notify…), so ledgers never share the database
+// that the workshop store's tests use. Each pool has a prefix of its own,
+// and drops its schemas and roles when closed.
+func LedgerDatabase(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvDatabase)
+	if base == "" {
+		skipOrFail(t, EnvDatabase+" is not set")
+	}
+	const name = "idemlab_test_ledgers"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("%s=%s: %v", EnvDatabase, base, err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
+	if !exists {
+		// Two test binaries may create it at once: the loser's error says
+		// it exists (42P04), or breaks pg_database's unique index (23505).
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil && !strings.Contains(err.Error(), "42P04") && !strings.Contains(err.Error(), "23505") {
+			t.Fatal(err)
+		}
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
