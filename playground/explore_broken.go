@@ -73,15 +73,19 @@ func (x *explorer) broken(s *sim, settled bool) (string, string) {
 	if inv, d := x.storageBroken(s); inv != "" {
 		return inv, d
 	}
-	if inv, d := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual()); inv != "" {
-		return inv, d
-	}
+	inv, d := exerciseInvariantBroken(x.invariants, x.sc, s.expected(), s.actual())
+	// A missing effect is told by its message first: "msg-2 was acked but
+	// its effect is not in the ledger (acc-1 balance 150, expected 170)".
 	for _, id := range x.msgs {
 		if acc, ok := accounts.of(s.sc, id); ok && lostInv != "" && acc.applies && acc.times == 0 {
-			return lostInv, fmt.Sprintf("%s was acked but its effect is not in the ledger", id)
+			lost := fmt.Sprintf("%s was acked but its effect is not in the ledger", id)
+			if inv != "" {
+				lost += " (" + d + ")"
+			}
+			return lostInv, lost
 		}
 	}
-	return "", ""
+	return inv, d
 }
 
 // storageBroken applies bounds.max_id_age: an id recorded at tick t must be

@@ -108,7 +108,8 @@ func TestCheck_SolutionsPassStartsFail(t *testing.T) {
 }
 
 // BenchmarkCheck checks each built-in exercise's solution with pruning
-// (BenchmarkCheck/ID) and without (BenchmarkCheck/ID/naive), in one run.
+// (BenchmarkCheck/ID) and without (BenchmarkCheck/ID/naive), in one run;
+// -short leaves the naive ones out.
 func BenchmarkCheck(b *testing.B) {
 	for _, ex := range exerciseFixtures(b) {
 		for _, mode := range []struct {
@@ -116,6 +117,9 @@ func BenchmarkCheck(b *testing.B) {
 			prune bool
 		}{{ex.ID, true}, {ex.ID + "/naive", false}} {
 			b.Run(mode.name, func(b *testing.B) {
+				if testing.Short() && !mode.prune {
+					b.Skip("the naive enumeration takes minutes; -short measures the checks alone")
+				}
 				var res *CheckResult
 				for b.Loop() {
 					var err error
@@ -161,10 +165,10 @@ func TestCheck_CounterexampleReplaysInThePlayground(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	ce := res.Counterexample
-	if want := "start msg-1 on A; step A 2; crash A; redeliver msg-1 to A"; ce.Script != want {
+	if want := "deliver msg-1 crash-after 2; redeliver msg-1"; ce.Script != want {
 		t.Errorf("script %q, want %q", ce.Script, want)
 	}
-	if want := "A receives msg-1; A runs lines 3 and 5; A crashes; redeliver msg-1 to A → acc-1 balance 100, expected 180"; ce.Story != want {
+	if want := "deliver msg-1 to A; A crashes after step 2; redeliver msg-1 to A, whose handler stops at line 3 (it found a row) → msg-1 was acked but its effect is not in the ledger (acc-1 balance 100, expected 180)"; ce.Story != want {
 		t.Errorf("story %q, want %q", ce.Story, want)
 	}
 	// The schedule runs in the playground with the learner's handler.
