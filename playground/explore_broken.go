@@ -79,6 +79,9 @@ func (x *explorer) broken(s *sim, settled bool) (string, string) {
 	for _, id := range x.msgs {
 		if acc, ok := accounts.of(s.sc, id); ok && lostInv != "" && acc.applies && acc.times == 0 {
 			lost := fmt.Sprintf("%s was acked but its effect is not in the ledger", id)
+			if acc.droppedBy != "" {
+				lost = s.droppedDetail(s.msgs[id].m, acc)
+			}
 			if inv != "" {
 				lost += " (" + d + ")"
 			}
