@@ -43,6 +43,8 @@ type explorer struct {
 	// construction; the check falls back to it if a counterexample found
 	// the quick way does not reproduce (checkBounds).
 	fresh bool
+	// shrinking: evaluate refuses schedules beyond the bounds (outOfBounds).
+	shrinking bool
 	// onState, when set (tests), is shown every state the search reaches,
 	// with the schedule that reached it.
 	onState func(path []Event, s *sim)

@@ -518,6 +518,10 @@ func TestCheck_MutationSuite(t *testing.T) {
 					}
 					if res.Passed || res.Counterexample == nil {
 						t.Errorf("passed %v, error %+v: a wrong handler must be refused with a counterexample", res.Passed, res.Error)
+					} else if why := counterexampleOutOfBounds(t, ex, m.Source, res.Counterexample); why != "" {
+						t.Errorf("the counterexample %q is outside every set of the exercise's bounds: %s", res.Counterexample.Script, why)
+					} else if dups := ex.Bounds.Duplicates + ex.Overlap.Duplicates + ex.Storage.Duplicates; dups == 0 && strings.Contains(res.Counterexample.Story, "second copy") {
+						t.Errorf("the story %q tells of a second copy, which the exercise's bounds do not allow", res.Counterexample.Story)
 					}
 				})
 			}
@@ -634,4 +638,40 @@ func relaxCheckTimeout(t *testing.T) {
 	saved := checkTimeout
 	checkTimeout = time.Minute
 	t.Cleanup(func() { checkTimeout = saved })
+}
+
+// counterexampleOutOfBounds says why a counterexample is within none of
+// the exercise's sets of bounds ("" when it is within one): a schedule
+// the checker shows must be one it was allowed to try.
+func counterexampleOutOfBounds(t *testing.T, ex *Exercise, source string, ce *Counterexample) string {
+	t.Helper()
+	h, _, err := parseHandlerChecked(exerciseHandlerName, source, checkSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := LookupScenario(ce.Scenario)
+	var why []string
+	for _, c := range ex.checks() {
+		x, err := newExplorer(context.Background(), sc, h, c.bounds, ex.Invariants, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, serr, err := x.runScript(ce.Schedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if serr != nil {
+			why = append(why, c.field+": "+serr.Message)
+			x.releaseSpare()
+			continue
+		}
+		w := x.scheduleOutOfBounds(ce.Schedule, s)
+		x.release(s)
+		x.releaseSpare()
+		if w == "" {
+			return ""
+		}
+		why = append(why, c.field+": "+w)
+	}
+	return strings.Join(why, "; ")
 }
