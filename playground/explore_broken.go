@@ -1,6 +1,10 @@
 package playground
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Rules every exercise enforces besides its invariants, named like them in
 // a counterexample.
@@ -92,22 +96,83 @@ func (x *explorer) broken(s *sim, settled bool) (string, string) {
 }
 
 // storageBroken applies bounds.max_id_age: an id recorded at tick t must be
-// gone once a handler has run at tick t+max_id_age or later.
+// gone once a handler has run at tick t+max_id_age or later. An id is
+// remembered wherever the handler keeps it: any table but the business
+// ones (accounts, orders, shipments, prices, offsets) whose row holds a
+// message id or payment key of the scenario is a dedupe store, and the
+// row was recorded when the commit that wrote it last ran.
 func (x *explorer) storageBroken(s *sim) (string, string) {
 	if x.b.MaxIDAge <= 0 {
 		return "", ""
 	}
 	lastRun := int64(-1)
+	recorded := map[string]int64{} // table/key → tick of the commit that last wrote it
 	for _, st := range s.steps {
 		if st.Kind == StepDeliver {
 			lastRun = st.Tick
 		}
+		for _, c := range st.Changes {
+			if c.Committed && c.After != nil && dedupeStore(c.Table) {
+				recorded[c.Table+"/"+c.Key] = st.Tick
+			}
+		}
 	}
-	for _, row := range s.l.rows("processed_messages") {
-		at, _ := row[1].(int64)
-		if lastRun >= at+x.b.MaxIDAge {
-			return RuleBoundedStorage, fmt.Sprintf("the id %v recorded at tick %d is still stored at tick %d, after the handler ran at tick %d: the dedupe table is never pruned", row[0], at, s.now, lastRun)
+	ids := map[string]bool{}
+	for _, m := range s.sc.Messages {
+		ids[m.ID], ids[m.BusinessKey()] = true, true
+	}
+	for _, t := range tableOrder {
+		if !dedupeStore(t) {
+			continue
+		}
+		rows := s.l.rows(t)
+		rowids := make([]int64, 0, len(rows))
+		for id := range rows {
+			rowids = append(rowids, id)
+		}
+		slices.Sort(rowids)
+		for _, rowid := range rowids {
+			row := rows[rowid]
+			id := ""
+			for _, v := range row {
+				if ids[valueText(v)] {
+					id = valueText(v)
+					break
+				}
+			}
+			at, ok := recorded[t+"/"+rowKey(t, rowid, row)]
+			if id == "" || !ok || lastRun < at+x.b.MaxIDAge {
+				continue
+			}
+			why := fmt.Sprintf("the handler never deletes from %s", t)
+			if x.h.deletesFrom(t) {
+				why = fmt.Sprintf("the handler prunes %s, but keeps ids longer than %d %ss", t, x.b.MaxIDAge, s.sc.TickUnit)
+			}
+			return RuleBoundedStorage, fmt.Sprintf("the id %s recorded in %s at tick %d is still stored at tick %d, after the handler ran at tick %d: %s", id, t, at, s.now, lastRun, why)
 		}
 	}
 	return "", ""
+}
+
+// dedupeStore tells the tables a handler may remember ids in from those
+// that hold the business's own records.
+func dedupeStore(table string) bool {
+	switch table {
+	case "accounts", "orders", "shipments", "prices", "consumer_offsets":
+		return false
+	}
+	return true
+}
+
+// deletesFrom reports whether any of the handler's statements deletes
+// from the table.
+func (h *Handler) deletesFrom(table string) bool {
+	for _, stmts := range h.sections {
+		for _, st := range stmts {
+			if st.Verb == "DELETE" && strings.Contains(strings.ToLower(st.SQL), strings.ToLower(table)) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -583,7 +583,7 @@ func TestCheck_BoundedStorage(t *testing.T) {
 	}
 	ce := res.Counterexample
 	if res.Passed || ce == nil || ce.Invariant != RuleBoundedStorage || ce.Script != "deliver pay-1; advance 192; deliver pay-2" ||
-		!strings.Contains(ce.Violation, "the id pay-1 recorded at tick 0 is still stored at tick 192") {
+		!strings.Contains(ce.Violation, "the id pay-1 recorded in processed_messages at tick 0 is still stored at tick 192") {
 		t.Errorf("never pruning, in the exercise: passed %v, counterexample %+v", res.Passed, ce)
 	}
 }
