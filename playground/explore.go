@@ -373,7 +373,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 			if cn.settled {
 				x.schedules++
 			}
-			if inv, detail := x.broken(s, cn.settled); inv != "" {
+			if inv, detail := x.judge(child, s, cn.settled); inv != "" {
 				x.failure = &exploreFailure{events: child, invariant: inv, detail: detail}
 				x.release(s)
 				s = nil

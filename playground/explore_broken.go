@@ -10,9 +10,10 @@ import (
 // a counterexample.
 const (
 	// RuleAckedNotRetried: a handler acks every message, a copy of one it
-	// already handled included; a handler that fails (a constraint it
-	// trips on a duplicate, say) makes the broker redeliver the message
-	// until it is dead-lettered.
+	// already handled included. A handler that fails once (the loser of
+	// two overlapping copies, say) is redelivered, and the redelivery may
+	// ack: only one whose every redelivery fails, so that the broker
+	// dead-letters the message, breaks the rule (a poison message).
 	RuleAckedNotRetried = "acked-not-retried"
 	// RuleBoundedStorage: with bounds.max_id_age, the dedupe table does
 	// not keep an id forever.
@@ -28,13 +29,6 @@ const (
 // effect having taken it.
 func (x *explorer) broken(s *sim, settled bool) (string, string) {
 	for _, st := range s.steps {
-		if st.Kind == StepAbort {
-			why := ""
-			if prev := st.Index - 2; prev >= 0 && s.steps[prev].Error != "" {
-				why = " (" + cleanSQLError(s.steps[prev].Error) + ")"
-			}
-			return RuleAckedNotRetried, fmt.Sprintf("%s's handler failed on %s's delivery %d%s and did not ack: the broker redelivers it until it is dead-lettered", st.Worker, st.Message, st.Attempt, why)
-		}
 		if st.Kind == StepDeadLetter {
 			return RuleAckedNotRetried, fmt.Sprintf("%s was dead-lettered: the broker gave up on it after %d deliveries", st.Message, s.sc.Settings.MaxDeliveries)
 		}
@@ -175,4 +169,82 @@ func (h *Handler) deletesFrom(table string) bool {
 		}
 	}
 	return false
+}
+
+// judge is broken with failed runs judged as the broker would: a handler
+// that failed on a message and did not ack breaks RuleAckedNotRetried
+// only if the message is never acked, that is if redelivering it (as the
+// broker does after the lease, with every other worker let finish) fails
+// until it is dead-lettered. A failure the next redelivery heals (it finds
+// the id the winner committed, and acks) is no poison message. events is
+// the schedule that led to s.
+func (x *explorer) judge(events []Event, s *sim, settled bool) (string, string) {
+	inv, detail := x.broken(s, settled)
+	if inv != "" {
+		return inv, detail
+	}
+	for _, st := range s.steps {
+		if st.Kind != StepAbort || !x.unacked(s, st.Message) {
+			continue
+		}
+		deliveries, healed, err := x.redeliverUntilAcked(events, st.Message)
+		if err != nil || healed {
+			continue
+		}
+		why := ""
+		if prev := st.Index - 2; prev >= 0 && s.steps[prev].Error != "" {
+			why = " (" + cleanSQLError(s.steps[prev].Error) + ")"
+		}
+		return RuleAckedNotRetried, fmt.Sprintf("%s's handler failed on %s's delivery %d%s and did not ack, and every redelivery fails the same way: the broker dead-letters it after %d deliveries, a poison message", st.Worker, st.Message, st.Attempt, why, deliveries)
+	}
+	return "", ""
+}
+
+// unacked: a delivered copy of the message is still owed by the broker.
+func (x *explorer) unacked(s *sim, id string) bool {
+	for _, c := range s.msgs[id].copies {
+		if c.deliveries > 0 && c.owed() {
+			return true
+		}
+	}
+	return false
+}
+
+// redeliverUntilAcked replays events on a fresh ledger, lets every busy
+// worker finish, then redelivers the message until it is acked (healed)
+// or dead-lettered; it returns the deliveries the message had by then.
+func (x *explorer) redeliverUntilAcked(events []Event, id string) (int, bool, error) {
+	s, err := x.newSim()
+	if err != nil {
+		return 0, false, err
+	}
+	defer x.release(s)
+	for _, ev := range events {
+		if _, err := x.step(s, ev); err != nil {
+			return 0, false, err
+		}
+	}
+	for _, w := range s.workers {
+		if w.job != nil {
+			if _, err := x.step(s, Event{Kind: EventFinish, Worker: w.name}); err != nil {
+				return 0, false, err
+			}
+		}
+	}
+	deliveries := 0
+	for range s.sc.Settings.MaxDeliveries + 1 {
+		if !x.unacked(s, id) {
+			break
+		}
+		if _, err := x.step(s, Event{Kind: EventRedeliver, Message: id}); err != nil {
+			return 0, false, err
+		}
+	}
+	for _, c := range s.msgs[id].copies {
+		deliveries = max(deliveries, c.deliveries)
+		if c.dead {
+			return deliveries, false, nil
+		}
+	}
+	return deliveries, !x.unacked(s, id), nil
 }

@@ -24,7 +24,7 @@ func (x *explorer) evaluate(events []Event) (*sim, *exploreFailure, error) {
 			return nil, nil, err
 		}
 	}
-	inv, detail := x.broken(s, x.settled(s))
+	inv, detail := x.judge(events, s, x.settled(s))
 	if inv == "" || x.shrinking && x.scheduleOutOfBounds(events, s) != "" {
 		x.release(s)
 		return nil, nil, nil
