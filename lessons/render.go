@@ -291,6 +291,9 @@ func (l *loader) renderBody(lesson *Lesson, doc ast.Node, source []byte, idx lin
 				l.problem(lesson.Path, fenceLine, fmt.Sprintf("a ```%s block must be at the top level of the lesson, not inside a list or quote", lang))
 				continue
 			}
+			if spec, ok := out.Value.(*ExerciseSpec); ok {
+				l.checkLeadIn(lesson, spec, fence, source, idx)
+			}
 			blocks = append(blocks, block)
 		case out.HTML == "":
 			l.problem(lesson.Path, fenceLine, fmt.Sprintf("```%s: the block produced nothing to show", lang))
@@ -387,4 +390,24 @@ func (l *loader) rememberFragment(file string, line int, dest, target string) {
 		return
 	}
 	l.fragments = append(l.fragments, fragmentLink{file: file, line: line, dest: dest, slug: strings.TrimPrefix(page, "/lessons/"), fragment: fragment})
+}
+
+// checkLeadIn holds the paragraph before an exercise (its lead-in) to the
+// exercise's bounds: a number of events or workers, or a fault, that no
+// set of bounds checks is a problem on the paragraph's line, since the
+// card below it says otherwise (playground.Exercise.LeadInContradiction).
+func (l *loader) checkLeadIn(lesson *Lesson, spec *ExerciseSpec, fence *ast.FencedCodeBlock, source []byte, idx lineIndex) {
+	para, ok := fence.PreviousSibling().(*ast.Paragraph)
+	if !ok || para.Lines().Len() == 0 {
+		return
+	}
+	var text strings.Builder
+	for i := 0; i < para.Lines().Len(); i++ {
+		seg := para.Lines().At(i)
+		text.Write(seg.Value(source))
+		text.WriteByte(' ')
+	}
+	if msg := spec.LeadInContradiction(text.String()); msg != "" {
+		l.problem(lesson.Path, idx.line(para.Lines().At(0).Start), fmt.Sprintf("exercise %s: %s", spec.ID, msg))
+	}
 }

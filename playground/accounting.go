@@ -37,10 +37,11 @@ type accountEffects struct {
 
 // creditEffect is one message's credit in an account's balance.
 type creditEffect struct {
-	applied   int // times it is in the balance
-	firstAt   int // step of the commit that first put it in
-	twiceAt   int // step of the commit that put it in a second time
-	droppedAt int // step of the commit that took it out
+	applied   int    // times it is in the balance
+	firstAt   int    // step of the commit that first put it in
+	twiceAt   int    // step of the commit that put it in a second time
+	droppedAt int    // step of the commit that took it out
+	droppedBy string // the message whose absolute write took it out
 }
 
 // set records a message's credit.
@@ -120,17 +121,22 @@ func (e *effectLedger) record(sc *Scenario, ch rowChange, step int) {
 		}
 		if _, isInt := ch.After[1].(int64); isInt && after == m.Balance {
 			// An absolute write: the messages up to m, once each.
+			// A repeated payment is never in a balance: its first
+			// carrier's credit is (mergePayments and account count it
+			// for the repeat).
 			inPrefix := true
 			for _, o := range sc.Messages {
-				if o.Kind != KindCredit || o.AccountID != m.AccountID || sc.repeats(&o) {
-					continue // a repeated payment is never in a balance
+				if o.Kind != KindCredit || o.AccountID != m.AccountID {
+					continue
 				}
-				if c := a.credits[o.ID]; inPrefix {
-					c.applied = 1
-					a.set(o.ID, c)
-				} else if c.applied > 0 {
-					c.applied, c.droppedAt = 0, step
-					a.set(o.ID, c)
+				if !sc.repeats(&o) {
+					if c := a.credits[o.ID]; inPrefix {
+						c.applied = 1
+						a.set(o.ID, c)
+					} else if c.applied > 0 {
+						c.applied, c.droppedAt, c.droppedBy = 0, step, m.ID
+						a.set(o.ID, c)
+					}
 				}
 				if o.ID == m.ID {
 					inPrefix = false
@@ -211,6 +217,7 @@ type messageAccount struct {
 	firstAt      int  // step that first put it in
 	twiceAt      int  // step that put it in a second time
 	droppedAt    int
+	droppedBy    string   // the older message whose absolute balance overwrote it
 	unexpectedAt int      // step of an effect it must not have had
 	staleBy      string   // the older price change that overwrote it
 	staleAt      int      // step of that write
@@ -236,6 +243,7 @@ func (as messageAccounts) of(sc *Scenario, id string) (messageAccount, bool) {
 // committed ledger, against its business rule. The accounts are in the
 // order of the scenario's messages; an undelivered one's is zero.
 func (s *sim) account(applies map[string]bool) messageAccounts {
+	sc := s.sc
 	out := make(messageAccounts, len(s.sc.Messages))
 	for i, m := range s.sc.Messages {
 		if !s.delivered[m.ID] {
@@ -250,7 +258,12 @@ func (s *sim) account(applies map[string]bool) messageAccounts {
 				break
 			}
 			c := a.credits[m.ID]
-			acc.times, acc.firstAt, acc.twiceAt, acc.droppedAt = c.applied, c.firstAt, c.twiceAt, c.droppedAt
+			if c.applied == 0 && sc.repeats(&m) && !s.delivered[sc.firstCarrier(&m).ID] {
+				// A repeat's absolute write put its payment in the
+				// balance as its first carrier's, which was not delivered.
+				c = a.credits[sc.firstCarrier(&m).ID]
+			}
+			acc.times, acc.firstAt, acc.twiceAt, acc.droppedAt, acc.droppedBy = c.applied, c.firstAt, c.twiceAt, c.droppedAt, c.droppedBy
 		case KindShip:
 			ships := s.fx.shipmentsOf(m.OrderID)
 			if !acc.applies {
@@ -349,4 +362,48 @@ func mergePayments(sc *Scenario, out messageAccounts) {
 		}
 		out[idx[0]] = first
 	}
+}
+
+// firstCarrier is the scenario's first credit with m's payment (m itself
+// when m is the first).
+func (sc *Scenario) firstCarrier(m *Message) *Message {
+	for i := range sc.Messages {
+		o := &sc.Messages[i]
+		if o.Kind == KindCredit && o.BusinessKey() == m.BusinessKey() {
+			return o
+		}
+	}
+	return m
+}
+
+// carriedAhead sums, per account, the credits its balance holds for
+// messages not delivered yet: an absolute balance written by a later
+// message carries them (the producer's balance after that message). The
+// ledger is then ahead of the delivered messages, not wrong.
+func (s *sim) carriedAhead() map[string]int64 {
+	var out map[string]int64
+	for _, m := range s.sc.Messages {
+		if m.Kind != KindCredit || s.delivered[m.ID] || s.sc.repeats(&m) {
+			continue
+		}
+		a := s.fx.accounts[m.AccountID]
+		if a == nil || !a.explained || a.credits[m.ID].applied != 1 {
+			continue
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out[m.AccountID] += m.Amount
+	}
+	return out
+}
+
+// droppedDetail tells a credit taken out of its balance by an older
+// message's absolute write: "msg-3's effect was overwritten by msg-2,
+// whose absolute balance 575 is older: a stale write".
+func (s *sim) droppedDetail(m *Message, acc messageAccount) string {
+	if o := s.sc.Message(acc.droppedBy); o != nil {
+		return fmt.Sprintf("%s's effect was overwritten by %s, whose absolute balance %d is older: a stale write, not a duplicate", m.ID, o.ID, o.Balance)
+	}
+	return m.ID + "'s effect was overwritten by a stale write"
 }

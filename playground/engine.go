@@ -510,8 +510,11 @@ func (s *sim) deliver(ev Event) *worker {
 	note := ""
 	switch ev.Kind {
 	case EventDeliver, EventStart:
-		if c != nil && s.holder(c) != nil {
+		switch {
+		case c != nil && s.holder(c) != nil && c.leaseEnd > s.now:
 			note = fmt.Sprintf("%s is still leased to %s: the broker hands out a second copy", id, s.holder(c).name)
+		case c != nil && s.holder(c) != nil:
+			note = fmt.Sprintf("%s's lease ran out while %s still runs it: the broker delivers it again", id, s.holder(c).name)
 		}
 	case EventPublish:
 		if len(m.copies) > 0 {

@@ -43,6 +43,8 @@ type explorer struct {
 	// construction; the check falls back to it if a counterexample found
 	// the quick way does not reproduce (checkBounds).
 	fresh bool
+	// shrinking: evaluate refuses schedules beyond the bounds (outOfBounds).
+	shrinking bool
 	// onState, when set (tests), is shown every state the search reaches,
 	// with the schedule that reached it.
 	onState func(path []Event, s *sim)
@@ -371,7 +373,7 @@ func (x *explorer) visit(path []Event, s *sim, bud exploreBudget, at exploreKey,
 			if cn.settled {
 				x.schedules++
 			}
-			if inv, detail := x.broken(s, cn.settled); inv != "" {
+			if inv, detail := x.judge(child, s, cn.settled); inv != "" {
 				x.failure = &exploreFailure{events: child, invariant: inv, detail: detail}
 				x.release(s)
 				s = nil

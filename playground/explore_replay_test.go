@@ -129,8 +129,8 @@ func (x *explorer) differsFromReplay(path []Event, s *sim) string {
 		return fmt.Sprintf("explorer's state %v differs from the replay's %v", s.actual(), r.actual())
 	}
 	settled := x.settled(s)
-	i1, d1 := x.broken(s, settled)
-	i2, d2 := x.broken(r, x.settled(r))
+	i1, d1 := x.judge(path, s, settled)
+	i2, d2 := x.judge(path, r, x.settled(r))
 	if i1 != i2 || d1 != d2 {
 		return fmt.Sprintf("explorer's verdict %s %q differs from the replay's %s %q", i1, d1, i2, d2)
 	}

@@ -24,8 +24,8 @@ func (x *explorer) evaluate(events []Event) (*sim, *exploreFailure, error) {
 			return nil, nil, err
 		}
 	}
-	inv, detail := x.broken(s, x.settled(s))
-	if inv == "" {
+	inv, detail := x.judge(events, s, x.settled(s))
+	if inv == "" || x.shrinking && x.scheduleOutOfBounds(events, s) != "" {
 		x.release(s)
 		return nil, nil, nil
 	}
@@ -40,6 +40,8 @@ const shrinkBudget = 400
 // turn a started delivery into a whole one, and keeps the first change that
 // still breaks an invariant, until no change does.
 func (x *explorer) shrink(f *exploreFailure) (*exploreFailure, error) {
+	x.shrinking = true
+	defer func() { x.shrinking = false }()
 	runs := 0
 	for {
 		improved := false

@@ -75,6 +75,9 @@ func exploreStory(s *sim, events []Event) string {
 		default:
 			p = ev.String()
 		}
+		if ev.Kind == EventDeliver || ev.Kind == EventRedeliver || ev.Kind == EventPublish {
+			p += stopStory(steps)
+		}
 		switch ev.Fault {
 		case FaultLoseAck:
 			p += "; " + worker + "'s ack is lost"
@@ -89,6 +92,25 @@ func exploreStory(s *sim, events []Event) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// stopStory tells where a whole delivery's handler stopped early, and
+// why: ", which stops at line 3 (no rows changed)"; "" when it ran to the end.
+func stopStory(steps []Step) string {
+	line := 0
+	for _, st := range steps {
+		switch {
+		case st.Kind == StepSQL:
+			line = st.Line
+		case st.Kind == StepStop && line > 0:
+			why := "no rows changed"
+			if strings.HasPrefix(st.Note, "found a row") {
+				why = "it found a row"
+			}
+			return fmt.Sprintf(", whose handler stops at line %d (%s)", line, why)
+		}
+	}
+	return ""
 }
 
 func stepStory(w string, steps []Step) string {

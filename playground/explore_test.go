@@ -108,7 +108,8 @@ func TestCheck_SolutionsPassStartsFail(t *testing.T) {
 }
 
 // BenchmarkCheck checks each built-in exercise's solution with pruning
-// (BenchmarkCheck/ID) and without (BenchmarkCheck/ID/naive), in one run.
+// (BenchmarkCheck/ID) and without (BenchmarkCheck/ID/naive), in one run;
+// -short leaves the naive ones out.
 func BenchmarkCheck(b *testing.B) {
 	for _, ex := range exerciseFixtures(b) {
 		for _, mode := range []struct {
@@ -116,6 +117,9 @@ func BenchmarkCheck(b *testing.B) {
 			prune bool
 		}{{ex.ID, true}, {ex.ID + "/naive", false}} {
 			b.Run(mode.name, func(b *testing.B) {
+				if testing.Short() && !mode.prune {
+					b.Skip("the naive enumeration takes minutes; -short measures the checks alone")
+				}
 				var res *CheckResult
 				for b.Loop() {
 					var err error
@@ -161,10 +165,10 @@ func TestCheck_CounterexampleReplaysInThePlayground(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	ce := res.Counterexample
-	if want := "start msg-1 on A; step A 2; crash A; redeliver msg-1 to A"; ce.Script != want {
+	if want := "deliver msg-1 crash-after 2; redeliver msg-1"; ce.Script != want {
 		t.Errorf("script %q, want %q", ce.Script, want)
 	}
-	if want := "A receives msg-1; A runs lines 3 and 5; A crashes; redeliver msg-1 to A → acc-1 balance 100, expected 180"; ce.Story != want {
+	if want := "deliver msg-1 to A; A crashes after step 2; redeliver msg-1 to A, whose handler stops at line 3 (it found a row) → msg-1 was acked but its effect is not in the ledger (acc-1 balance 100, expected 180)"; ce.Story != want {
 		t.Errorf("story %q, want %q", ce.Story, want)
 	}
 	// The schedule runs in the playground with the learner's handler.
@@ -514,6 +518,10 @@ func TestCheck_MutationSuite(t *testing.T) {
 					}
 					if res.Passed || res.Counterexample == nil {
 						t.Errorf("passed %v, error %+v: a wrong handler must be refused with a counterexample", res.Passed, res.Error)
+					} else if why := counterexampleOutOfBounds(t, ex, m.Source, res.Counterexample); why != "" {
+						t.Errorf("the counterexample %q is outside every set of the exercise's bounds: %s", res.Counterexample.Script, why)
+					} else if dups := ex.Bounds.Duplicates + ex.Overlap.Duplicates + ex.Storage.Duplicates; dups == 0 && strings.Contains(res.Counterexample.Story, "second copy") {
+						t.Errorf("the story %q tells of a second copy, which the exercise's bounds do not allow", res.Counterexample.Story)
 					}
 				})
 			}
@@ -575,7 +583,7 @@ func TestCheck_BoundedStorage(t *testing.T) {
 	}
 	ce := res.Counterexample
 	if res.Passed || ce == nil || ce.Invariant != RuleBoundedStorage || ce.Script != "deliver pay-1; advance 192; deliver pay-2" ||
-		!strings.Contains(ce.Violation, "the id pay-1 recorded at tick 0 is still stored at tick 192") {
+		!strings.Contains(ce.Violation, "the id pay-1 recorded in processed_messages at tick 0 is still stored at tick 192") {
 		t.Errorf("never pruning, in the exercise: passed %v, counterexample %+v", res.Passed, ce)
 	}
 }
@@ -630,4 +638,40 @@ func relaxCheckTimeout(t *testing.T) {
 	saved := checkTimeout
 	checkTimeout = time.Minute
 	t.Cleanup(func() { checkTimeout = saved })
+}
+
+// counterexampleOutOfBounds says why a counterexample is within none of
+// the exercise's sets of bounds ("" when it is within one): a schedule
+// the checker shows must be one it was allowed to try.
+func counterexampleOutOfBounds(t *testing.T, ex *Exercise, source string, ce *Counterexample) string {
+	t.Helper()
+	h, _, err := parseHandlerChecked(exerciseHandlerName, source, checkSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := LookupScenario(ce.Scenario)
+	var why []string
+	for _, c := range ex.checks() {
+		x, err := newExplorer(context.Background(), sc, h, c.bounds, ex.Invariants, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, serr, err := x.runScript(ce.Schedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if serr != nil {
+			why = append(why, c.field+": "+serr.Message)
+			x.releaseSpare()
+			continue
+		}
+		w := x.scheduleOutOfBounds(ce.Schedule, s)
+		x.release(s)
+		x.releaseSpare()
+		if w == "" {
+			return ""
+		}
+		why = append(why, c.field+": "+w)
+	}
+	return strings.Join(why, "; ")
 }

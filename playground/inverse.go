@@ -185,7 +185,7 @@ func CheckBreak(ctx context.Context, ex *Exercise, scriptText string) (*BreakRes
 	defer x.release(s)
 	res.Settled = x.settled(s)
 	res.Story = exploreStory(s, script.Events) + x.deadLetters(s)
-	res.Invariant, res.Violation = x.broken(s, res.Settled)
+	res.Invariant, res.Violation = x.judge(script.Events, s, res.Settled)
 	if res.Broken = res.Invariant != ""; !res.Broken {
 		res.Held = x.held(s, res.Settled)
 		return res, nil
