@@ -1,5 +1,5 @@
--- One row per message this consumer has applied. The primary key is the
--- whole point: the database refuses a second row for the same id.
+-- A receipt per message that has taken effect. No code compares ids: the
+-- primary key makes a second receipt for the same message impossible.
 CREATE TABLE processed_messages (
   message_id   TEXT PRIMARY KEY,
   processed_at INTEGER NOT NULL  -- unix seconds; used for pruning later
@@ -11,7 +11,7 @@ VALUES ('msg-1', 1767225600)
 ON CONFLICT (message_id) DO NOTHING;
 -- expect: changes=1
 
--- The redelivery: no error, and no row. Zero rows affected means "seen before".
+-- The copy: no error, no new row, and a count of 0 that says "an earlier run got here".
 INSERT INTO processed_messages (message_id, processed_at)
 VALUES ('msg-1', 1767225660)
 ON CONFLICT (message_id) DO NOTHING;
