@@ -351,7 +351,93 @@
     }
   }
 
+  // ---------- Predict, then run ----------
+
+  // Answered and skipped questions, kept in this browser: "path#pg-N" →
+  // the guess ("1", "2"…) or "skip". While a question is open its verdicts
+  // stay hidden (44-learner.css), whatever the learner clicks first; a
+  // skip, or an answer given on an earlier visit, shows them.
+  var PREDICT_KEY = "idemlab.predictions";
+
+  function pgStore(key, update) {
+    var all = {};
+    try {
+      all = JSON.parse(window.localStorage.getItem(key) || "{}") || {};
+    } catch (e) {
+      all = {};
+    }
+    if (typeof all !== "object" || Array.isArray(all)) {
+      all = {};
+    }
+    if (update) {
+      update(all);
+      try {
+        window.localStorage.setItem(key, JSON.stringify(all));
+      } catch (e) {
+        /* blocked storage: it lasts for this page view */
+      }
+    }
+    return all;
+  }
+
+  function pgPlace(fig) {
+    var home = new URL(fig.getAttribute("data-home") || window.location.href, window.location.href);
+    return home.pathname.replace(/^\/embed(?=\/)/, "") + "#" + fig.id;
+  }
+
+  function pgPredictGate(fig) {
+    var place = pgPlace(fig);
+    var result = fig.querySelector("[data-testid='pg-predict-result']");
+    if (result) {
+      var guess = new URL(fig.getAttribute("data-url") || window.location.href, window.location.href).searchParams.get("guess") || "answered";
+      pgStore(PREDICT_KEY, function (all) {
+        all[place] = guess;
+      });
+      return;
+    }
+    var form = fig.querySelector("[data-testid='pg-predict-form']");
+    if (!form) {
+      return;
+    }
+    var open = function () {
+      fig.setAttribute("data-predict-skipped", "");
+    };
+    if (pgStore(PREDICT_KEY)[place]) {
+      open();
+    }
+    if (!form.querySelector("[data-testid='pg-predict-skip']")) {
+      var skip = document.createElement("button");
+      skip.type = "button";
+      skip.className = "pg-btn pg-predict-skip";
+      skip.setAttribute("data-testid", "pg-predict-skip");
+      skip.textContent = "Skip the question";
+      skip.title = "Show the verdicts without predicting";
+      skip.addEventListener("click", function () {
+        pgStore(PREDICT_KEY, function (all) {
+          all[place] = all[place] || "skip";
+        });
+        var f = skip.closest("[data-pg]");
+        if (f) {
+          f.setAttribute("data-predict-skipped", "");
+          var says = f.querySelector("[data-announce]");
+          announce(says ? says.getAttribute("data-verdicts") || says.textContent : "The verdicts are shown.");
+        }
+      });
+      var submit = form.querySelector("[type=submit]");
+      (submit ? submit.parentNode : form).insertBefore(skip, submit ? submit.nextSibling : null);
+    }
+    // The live region says what the learner can see.
+    var says = fig.querySelector("[data-announce]");
+    if (says && !fig.hasAttribute("data-predict-skipped") && !fig.classList.contains("pg-predicting")) {
+      var text = says.textContent;
+      var goals = text.match(/ Goals met: \d+ of \d+\.$/);
+      says.setAttribute("data-verdicts", text);
+      says.textContent = "Answer the question above the controls, or skip it, to see the verdicts." + (goals ? goals[0] : "");
+    }
+  }
+
   function enhancePlayground(fig, swapped) {
+    pgPredictGate(fig);
     fig.querySelectorAll("[data-undo]").forEach(function (b) {
       b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
     });
