@@ -216,6 +216,8 @@
     }
   }
 
+  var markDone = function () {};
+
   function initDoneMarks() {
     var done = new Set(readDone());
 
@@ -259,6 +261,16 @@
         }
       }
     }
+
+    // A passed exercise marks its lesson done (exercise.js).
+    markDone = function (slug) {
+      if (!slug || done.has(slug)) {
+        return;
+      }
+      done.add(slug);
+      storage.set(DONE_KEY, JSON.stringify(Array.from(done)));
+      render();
+    };
 
     document.addEventListener("change", function (event) {
       var box = event.target;
@@ -369,7 +381,13 @@
 
   // The playground module (playground.js, loaded after this file) shares
   // these rather than keeping copies.
-  window.idemlab = { announce: announce, copyText: copyText };
+  window.idemlab = {
+    announce: announce,
+    copyText: copyText,
+    markDone: function (slug) {
+      markDone(slug);
+    },
+  };
 
   initThemeToggle();
   initLessonKeys();

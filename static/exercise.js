@@ -47,6 +47,11 @@
       var done = ids.filter(function (id) { return passed.indexOf(id) >= 0; }).length;
       var all = ids.length > 0 && done === ids.length;
       mark.setAttribute("data-passed", all ? "true" : "false");
+      // Every exercise of a lesson passed: the lesson counts as done.
+      var item = all && mark.closest ? mark.closest("[data-lesson-slug]") : null;
+      if (item && window.idemlab && window.idemlab.markDone) {
+        window.idemlab.markDone(item.getAttribute("data-lesson-slug"));
+      }
       var text = mark.querySelector("[data-exercise-mark-text]");
       if (text) {
         if (ids.length === 1) {
@@ -150,7 +155,9 @@
       return; // a double click: the first check is still running
     }
     section.setAttribute("aria-busy", "true");
-    button.disabled = true;
+    // aria-disabled, not disabled: a disabled button drops the focus to
+    // <body> while the check runs.
+    button.setAttribute("aria-disabled", "true");
     if (status) {
       status.textContent = "Checking every schedule…";
     }
@@ -163,7 +170,7 @@
     }
     var done = function () {
       section.removeAttribute("aria-busy");
-      button.disabled = false;
+      button.removeAttribute("aria-disabled");
       if (status) {
         status.textContent = "";
       }
@@ -189,7 +196,9 @@
           if (r.json.passed) {
             storageAdd(section.getAttribute("data-exercise"));
             renderMarks();
+            lessonDone(section);
           }
+          showResult(section);
           return;
         }
         var message = typeof r.json.error === "string" ? r.json.error : "the server answered " + r.status;
@@ -200,11 +209,64 @@
         }
         setErrorLine(section, 0);
         showNotice(section, "notice", message);
+        showResult(section);
       })
       .catch(function () {
         done();
         showNotice(section, "notice", "Not checked: the server could not be reached. Your handler is kept; try again.");
+        showResult(section);
       });
+  }
+
+  // showResult brings a check's answer where the eyes are: the result is
+  // scrolled into view (unless it already is) and the focus moves to its
+  // first line, its heading.
+  function showResult(section) {
+    var result = section.querySelector("[data-result]");
+    if (!result) {
+      return;
+    }
+    var heading =
+      result.querySelector("[data-result-heading], h2, h3, h4, .exercise-verdict, .exercise-notice, .exercise-error > p, p") || result;
+    if (!heading.hasAttribute("tabindex")) {
+      heading.setAttribute("tabindex", "-1");
+    }
+    heading.setAttribute("data-focus-heading", "");
+    var box = result.getBoundingClientRect();
+    var header = document.querySelector(".site-header");
+    var top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+    var bottom = window.innerHeight || document.documentElement.clientHeight;
+    if (box.top < top || box.top > bottom - Math.min(box.height, bottom / 3)) {
+      result.scrollIntoView({ block: "start" });
+    }
+    heading.focus({ preventScroll: true });
+  }
+
+  // lessonDone marks the exercise's lesson done (app.js keeps the marks):
+  // on a lesson page once every exercise on it is passed, on an exercise's
+  // own page when it is.
+  function lessonDone(section) {
+    var shared = window.idemlab;
+    if (!shared || !shared.markDone) {
+      return;
+    }
+    var box = document.querySelector("input[data-done-toggle][data-slug]");
+    var slug = box ? box.getAttribute("data-slug") : "";
+    if (!slug) {
+      var back = document.querySelector("[data-testid='exercise-lesson'] a[href]");
+      var m = back && new URL(back.href, window.location.href).pathname.match(/\/lessons\/([^/]+)$/);
+      slug = m ? decodeURIComponent(m[1]) : "";
+    }
+    if (!slug) {
+      return;
+    }
+    var passed = storageGet();
+    var all = Array.prototype.every.call(document.querySelectorAll("[data-exercise]"), function (s) {
+      return passed.indexOf(s.getAttribute("data-exercise")) >= 0;
+    });
+    if (all) {
+      shared.markDone(slug);
+    }
   }
 
   function initHints(section) {
@@ -247,6 +309,76 @@
     label();
   }
 
+  // An inverse exercise ("break it") answers in place: its form still
+  // posts to /exercises/{id}/check, which answers with the result page;
+  // the result area (and the editor, which "Show the shortest" fills) are
+  // taken from it. Without JavaScript the page itself is the answer.
+  function initInverse(section, area) {
+    var form = area.form;
+    if (!form || !window.fetch || !window.DOMParser || (form.getAttribute("method") || "").toLowerCase() !== "post" || form.target) {
+      return;
+    }
+    var run = function (submitter) {
+      if (section.getAttribute("aria-busy") === "true") {
+        return;
+      }
+      var body = new URLSearchParams(new FormData(form));
+      if (submitter && submitter.name) {
+        body.set(submitter.name, submitter.value);
+      }
+      section.setAttribute("aria-busy", "true");
+      if (submitter) {
+        submitter.setAttribute("aria-disabled", "true");
+      }
+      var done = function () {
+        section.removeAttribute("aria-busy");
+        if (submitter) {
+          submitter.removeAttribute("aria-disabled");
+        }
+      };
+      fetch(form.action, { method: "POST", credentials: "same-origin", headers: { Accept: "text/html" }, body: body })
+        .then(function (resp) {
+          return resp.text();
+        })
+        .then(function (html) {
+          done();
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var next = doc.getElementById(section.id);
+          var result = next && next.querySelector("[data-result]");
+          if (!result) {
+            throw new Error("no result");
+          }
+          replaceResult(section, result.outerHTML);
+          var nextArea = next.querySelector("textarea");
+          if (nextArea && nextArea.value !== area.value) {
+            area.value = nextArea.value;
+          }
+          var passed = section.querySelector("[data-result][data-passed]");
+          if (passed) {
+            storageAdd(passed.getAttribute("data-passed"));
+            renderMarks();
+            lessonDone(section);
+          }
+          showResult(section);
+        })
+        .catch(function () {
+          done();
+          showNotice(section, "notice", "Not checked: the server could not be reached. Your script is kept; try again.");
+          showResult(section);
+        });
+    };
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      run(event.submitter || form.querySelector("[type=submit]"));
+    });
+    area.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        run(form.querySelector("[data-testid='exercise-check']"));
+      }
+    });
+  }
+
   // The learner's last handler, per exercise, kept in this browser so that
   // a reload (or coming back tomorrow) does not lose it.
   var DRAFT_PREFIX = "idemlab.handler.";
@@ -276,6 +408,10 @@
     }
     var form = section.querySelector("form[data-exercise-form]");
     var area = section.querySelector("textarea");
+    if (!form && area) {
+      initInverse(section, area);
+      return;
+    }
     if (!form || !area) {
       return;
     }
@@ -341,6 +477,12 @@
       selectLine(area, parseInt(link.getAttribute("data-goto-line"), 10) || 1);
     });
     initHints(section);
+    // The handler reference starts closed on a narrow screen, where it
+    // would stand between the editor and Check.
+    var ref = section.querySelector("details.handler-ref-details");
+    if (ref && window.matchMedia && window.matchMedia("(max-width: 47.99rem)").matches) {
+      ref.open = false;
+    }
   }
 
   document.querySelectorAll("[data-exercise]").forEach(initExercise);

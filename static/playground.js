@@ -18,6 +18,35 @@
   // the page works without this. With it, a click fetches only the
   // playground (?fragment=1), swaps it in place, pushes the URL (Back is
   // undo), and keeps the scroll position, the focus and open panels.
+  // The parts of a playground a control belongs to: after a swap, a
+  // control that is gone leaves the focus in the same part.
+  var PG_REGIONS =
+    "[data-testid='pg-timeline'], [data-more], [data-testid='pg-controls'], [data-testid='pg-views'], [data-testid='pg-goals'], [data-testid='pg-predict'], [data-testid='pg-ledgers']";
+
+  function pgRegionOf(el) {
+    var region = el.closest(PG_REGIONS);
+    if (!region) {
+      return "";
+    }
+    return region.hasAttribute("data-more") ? "more:" + region.getAttribute("data-more") : region.getAttribute("data-testid");
+  }
+
+  function pgFindRegion(fig, name) {
+    if (!name) {
+      return null;
+    }
+    if (name.indexOf("more:") === 0) {
+      return fig.querySelector("[data-more='" + cssEscape(name.slice(5)) + "']");
+    }
+    return fig.querySelector("[data-testid='" + cssEscape(name) + "']");
+  }
+
+  function cssEscape(s) {
+    return window.CSS && CSS.escape ? CSS.escape(s) : String(s).replace(/['\\]/g, "\\$&");
+  }
+
+  // A control's identity across swaps: its part of the playground, the
+  // message, worker or event it acts on, its test id and its title.
   function pgFocusKey(el) {
     if (!el || !el.closest) {
       return "";
@@ -25,20 +54,59 @@
     var owner = el.closest("[data-message], [data-worker], [data-event]");
     var where = owner ? owner.getAttribute("data-message") || owner.getAttribute("data-worker") || owner.getAttribute("data-event") : "";
     // The title, not the text: a shortcut hint (<kbd>) moves between controls.
-    return where + "|" + (el.getAttribute("data-testid") || "") + "|" + (el.getAttribute("title") || (el.textContent || "").trim());
+    return pgRegionOf(el) + "|" + where + "|" + (el.getAttribute("data-testid") || "") + "|" + (el.getAttribute("title") || (el.textContent || "").trim());
   }
 
+  function pgFocusOn(el) {
+    if (!el.matches("a[href], button, summary, input, select, textarea") && !el.hasAttribute("tabindex")) {
+      el.setAttribute("tabindex", "-1"); // a control greyed in this state keeps the focus
+    }
+    el.focus({ preventScroll: true });
+  }
+
+  // pgRefocus puts the focus back on the control the learner used, found
+  // in the new figure by its key; when that control is gone, on the same
+  // control greyed (it says why not now), the same control of another
+  // message, the current event of the timeline, or the first control of
+  // the same part; the figure itself only when nothing is left.
   function pgRefocus(fig, key, testid) {
+    var parts = (key || "").split("|");
+    var region = parts[0] || "";
+    var where = parts[1] || "";
+    var id = parts[2] || testid || "";
     var candidates = fig.querySelectorAll("a[href], button, summary");
     for (var i = 0; i < candidates.length; i++) {
-      if (pgFocusKey(candidates[i]) === key) {
-        candidates[i].focus({ preventScroll: true });
+      if (key && pgFocusKey(candidates[i]) === key) {
+        pgFocusOn(candidates[i]);
         return;
       }
     }
-    var same = testid && fig.querySelector("a[data-testid='" + testid + "']");
-    if (same) {
-      same.focus({ preventScroll: true });
+    if (id) {
+      var same = fig.querySelectorAll("[data-testid='" + cssEscape(id) + "']");
+      for (var j = 0; j < same.length; j++) {
+        var k = pgFocusKey(same[j]).split("|");
+        if (k[0] === region && k[1] === where && !same[j].matches("[aria-hidden='true'] *")) {
+          pgFocusOn(same[j]);
+          return;
+        }
+      }
+    }
+    var part = pgFindRegion(fig, region);
+    if (part && region === "pg-timeline") {
+      var current = part.querySelector("[data-current] .pg-event-link");
+      if (current) {
+        pgFocusOn(current);
+        return;
+      }
+    }
+    var other = id && fig.querySelector("a[data-testid='" + cssEscape(id) + "']");
+    if (other) {
+      pgFocusOn(other);
+      return;
+    }
+    var first = part && part.querySelector("a[href], button:not([disabled]), summary, input:not([type=hidden]), textarea, select");
+    if (first) {
+      pgFocusOn(first);
       return;
     }
     fig.setAttribute("tabindex", "-1");
@@ -283,7 +351,93 @@
     }
   }
 
+  // ---------- Predict, then run ----------
+
+  // Answered and skipped questions, kept in this browser: "path#pg-N" →
+  // the guess ("1", "2"…) or "skip". While a question is open its verdicts
+  // stay hidden (44-learner.css), whatever the learner clicks first; a
+  // skip, or an answer given on an earlier visit, shows them.
+  var PREDICT_KEY = "idemlab.predictions";
+
+  function pgStore(key, update) {
+    var all = {};
+    try {
+      all = JSON.parse(window.localStorage.getItem(key) || "{}") || {};
+    } catch (e) {
+      all = {};
+    }
+    if (typeof all !== "object" || Array.isArray(all)) {
+      all = {};
+    }
+    if (update) {
+      update(all);
+      try {
+        window.localStorage.setItem(key, JSON.stringify(all));
+      } catch (e) {
+        /* blocked storage: it lasts for this page view */
+      }
+    }
+    return all;
+  }
+
+  function pgPlace(fig) {
+    var home = new URL(fig.getAttribute("data-home") || window.location.href, window.location.href);
+    return home.pathname.replace(/^\/embed(?=\/)/, "") + "#" + fig.id;
+  }
+
+  function pgPredictGate(fig) {
+    var place = pgPlace(fig);
+    var result = fig.querySelector("[data-testid='pg-predict-result']");
+    if (result) {
+      var guess = new URL(fig.getAttribute("data-url") || window.location.href, window.location.href).searchParams.get("guess") || "answered";
+      pgStore(PREDICT_KEY, function (all) {
+        all[place] = guess;
+      });
+      return;
+    }
+    var form = fig.querySelector("[data-testid='pg-predict-form']");
+    if (!form) {
+      return;
+    }
+    var open = function () {
+      fig.setAttribute("data-predict-skipped", "");
+    };
+    if (pgStore(PREDICT_KEY)[place]) {
+      open();
+    }
+    if (!form.querySelector("[data-testid='pg-predict-skip']")) {
+      var skip = document.createElement("button");
+      skip.type = "button";
+      skip.className = "pg-btn pg-predict-skip";
+      skip.setAttribute("data-testid", "pg-predict-skip");
+      skip.textContent = "Skip the question";
+      skip.title = "Show the verdicts without predicting";
+      skip.addEventListener("click", function () {
+        pgStore(PREDICT_KEY, function (all) {
+          all[place] = all[place] || "skip";
+        });
+        var f = skip.closest("[data-pg]");
+        if (f) {
+          f.setAttribute("data-predict-skipped", "");
+          var says = f.querySelector("[data-announce]");
+          announce(says ? says.getAttribute("data-verdicts") || says.textContent : "The verdicts are shown.");
+        }
+      });
+      var submit = form.querySelector("[type=submit]");
+      (submit ? submit.parentNode : form).insertBefore(skip, submit ? submit.nextSibling : null);
+    }
+    // The live region says what the learner can see.
+    var says = fig.querySelector("[data-announce]");
+    if (says && !fig.hasAttribute("data-predict-skipped") && !fig.classList.contains("pg-predicting")) {
+      var text = says.textContent;
+      var goals = text.match(/ Goals met: \d+ of \d+\.$/);
+      says.setAttribute("data-verdicts", text);
+      says.textContent = "Answer the question above the controls, or skip it, to see the verdicts." + (goals ? goals[0] : "");
+    }
+  }
+
   function enhancePlayground(fig, swapped) {
+    pgPredictGate(fig);
     fig.querySelectorAll("[data-undo]").forEach(function (b) {
       b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
     });
@@ -305,6 +459,9 @@
       }
     });
   }
+
+  // The element that had the focus when a shortcut clicked a control.
+  var pgKeyFocus = null;
 
   function currentPlayground(target) {
     var fig = target && target.closest ? target.closest("[data-pg]") : null;
@@ -373,7 +530,8 @@
       // A panel's toggle fetches the state with the panel drawn, in place
       // of this history entry: Undo and Back undo events, not views.
       var push = el.hasAttribute("data-panel") || el.hasAttribute("data-more-open") ? "replace" : true;
-      pgSwap(fig, url, push, { key: pgFocusKey(el), testid: el.getAttribute("data-testid"), panel: el.getAttribute("data-panel") });
+      var from = pgKeyFocus || el;
+      pgSwap(fig, url, push, { key: pgFocusKey(from), testid: from.getAttribute("data-testid"), panel: el.getAttribute("data-panel") });
     });
 
     // toggle does not bubble: listened for on its way down.
@@ -458,7 +616,14 @@
       var control = fig.querySelector("a[data-key='" + (window.CSS && CSS.escape ? CSS.escape(key) : key) + "']");
       if (control) {
         event.preventDefault();
-        control.click();
+        // A shortcut leaves the focus where the learner had it.
+        var active = document.activeElement;
+        pgKeyFocus = active && active !== fig && fig.contains(active) ? active : null;
+        try {
+          control.click();
+        } finally {
+          pgKeyFocus = null;
+        }
       }
     });
   }
