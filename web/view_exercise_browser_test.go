@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"idemlab/internal/browsertest"
+	"idemlab/web/playurl"
 )
 
 // Browser tests of issue 30's "the answer where the eyes are": after
@@ -46,7 +47,7 @@ func TestExerciseCheck_ResultInViewAndFocused(t *testing.T) {
 			eval[bool](t, ctx, `localStorage.clear(), true`)
 			run(t, ctx,
 				chromedp.EmulateViewport(size.w, size.h),
-				chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"#ex-"+spec.ID),
+				chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID),
 				chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)),
 			)
 			// The button, used with the keyboard: it keeps the focus while the
@@ -99,7 +100,7 @@ func TestExerciseCheck_InverseAnswersInPlace(t *testing.T) {
 	area := sel + ` textarea[name="script"]`
 	run(t, ctx,
 		chromedp.EmulateViewport(1280, 800),
-		chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"#ex-"+spec.ID),
+		chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID),
 		chromedp.WaitVisible(chromedp.CSS(area)),
 	)
 	eval[bool](t, ctx, `window.__sameDocument = true`)
@@ -110,7 +111,7 @@ func TestExerciseCheck_InverseAnswersInPlace(t *testing.T) {
 	if !eval[bool](t, ctx, `window.__sameDocument === true`) {
 		t.Error("the page reloaded: with JavaScript an inverse exercise should answer in place")
 	}
-	if path := eval[string](t, ctx, `location.pathname`); path != lessonPath(spec.Lesson) {
+	if path := eval[string](t, ctx, `location.pathname`); path != playurl.LessonPath(spec.Lesson) {
 		t.Errorf("the check left the lesson for %s", path)
 	}
 	if err := poll(ctx, resultInView(sel)+" && "+focusInResult(sel)); err != nil {
