@@ -561,7 +561,7 @@ func pickerCards(v *site.View) []pickerCard {
 		out = append(out, pickerCard{
 			Name: sc.Name, Title: sc.Title, Story: sc.Story, Script: sc.DefaultScript,
 			Handlers: strings.Join(sc.Handlers, ", "),
-			Href:     v.Path("/playground?scenario=" + playurl.QueryEscape(sc.Name)),
+			Href:     v.Path(playurl.ScenarioHref(sc.Name)),
 		})
 	}
 	return out
