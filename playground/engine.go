@@ -680,6 +680,7 @@ func (s *sim) prune(ev Event) error {
 		Note: fmt.Sprintf("delete dedupe rows older than %d ticks", older)}
 	if res.Err != nil {
 		st.Error = res.Err.Error()
+		st.SQLState = pgSQLState(res.Err)
 		st.Note = "prune could not run: a worker holds the write lock"
 		if s.l.pg != nil { // PostgreSQL locks rows, not the database
 			st.Note = "prune could not run: a worker's open transaction holds rows it would delete, and the janitor does not wait for it"

@@ -380,6 +380,7 @@ func (s *sim) readStoredOffset(w *worker, st *Step) (int64, bool, error) {
 	res := w.db.exec(s.ctx, seekSQL, []driver.NamedValue{{Name: "partition", Ordinal: 1, Value: s.part.cfg.Name}}, true)
 	if res.Err != nil {
 		st.Error = res.Err.Error()
+		st.SQLState = pgSQLState(res.Err)
 		return 0, false, nil
 	}
 	st.RowsFound = ptr(res.Found)

@@ -210,8 +210,9 @@ type Step struct {
 	RowsAffected *int64   `json:"rows_affected,omitempty"` // writes
 	RowsFound    *int64   `json:"rows_found,omitempty"`    // queries
 	Error        string   `json:"error,omitempty"`
-	Changes      []Change `json:"changes,omitempty"`  // rows this statement changed (pending inside a transaction)
-	Reverted     []Change `json:"reverted,omitempty"` // rows a rollback undid
+	SQLState     string   `json:"sql_state,omitempty"` // a PostgreSQL error's code ("23505"), from the driver's typed error; "" on SQLite
+	Changes      []Change `json:"changes,omitempty"`   // rows this statement changed (pending inside a transaction)
+	Reverted     []Change `json:"reverted,omitempty"`  // rows a rollback undid
 	Note         string   `json:"note,omitempty"`
 	// Effect: this step's commit changed a business figure (a balance, an
 	// order's state, a shipment) on behalf of Message. Not in the JSON:

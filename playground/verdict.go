@@ -375,3 +375,48 @@ func figureOf(m Message) string {
 	}
 	return "accounts/" + m.AccountID
 }
+
+// Effect is the account of one business effect up to a cursor: the
+// business key (Message.BusinessKey: a payment is one effect whatever the
+// number of messages that carry it), the messages that applied it and the
+// steps that did, ascending.
+type Effect struct {
+	Key      string
+	Kind     string   // the kind of the key's messages (KindCredit…)
+	Carriers []string // the messages that applied it, in the scenario's order
+	Steps    []int
+}
+
+// Effects are the business effects that took place in the ledger up to
+// event (inclusive), one per business key: an effect carried by several
+// messages comes at the first of the key's messages in the scenario's
+// order, an effect carried by one message at that message.
+func (h *HandlerTrace) Effects(sc *Scenario, event int) []Effect {
+	steps := h.EffectSteps(event)
+	var out []Effect
+	done := map[string]bool{}
+	for i := range sc.Messages {
+		m := &sc.Messages[i]
+		key := m.BusinessKey()
+		if done[key] {
+			continue
+		}
+		e := Effect{Key: key, Kind: m.Kind}
+		for j := range sc.Messages {
+			if o := &sc.Messages[j]; o.BusinessKey() == key && len(steps[o.ID]) > 0 {
+				e.Carriers = append(e.Carriers, o.ID)
+				e.Steps = append(e.Steps, steps[o.ID]...)
+			}
+		}
+		switch {
+		case len(e.Carriers) > 1:
+			done[key] = true
+			slices.Sort(e.Steps)
+			out = append(out, e)
+		case len(e.Carriers) == 1 && e.Carriers[0] == m.ID:
+			done[key] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}

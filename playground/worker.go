@@ -76,6 +76,7 @@ func (s *sim) busy(w *worker, st Step, res execResult) {
 	j := w.job
 	st.Kind = StepBlocked
 	st.Error = res.Err.Error()
+	st.SQLState = pgSQLState(res.Err)
 	holder := "another connection"
 	for _, o := range s.workers {
 		if o != w && o.db != nil && o.db.holdsWriteLock() {
@@ -112,6 +113,7 @@ func (s *sim) rollback(w *worker) *Step {
 	w.db.setInTransaction(false, false)
 	if res.Err != nil {
 		st.Error = res.Err.Error()
+		st.SQLState = pgSQLState(res.Err)
 	}
 	st.Reverted = s.changes(res.Reverted, false)
 	return s.record(st)
@@ -173,6 +175,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	}
 	if res.Err != nil {
 		st.Error = res.Err.Error()
+		st.SQLState = pgSQLState(res.Err)
 		s.record(st)
 		if s.retryOnSerializationFailure(w, res.Err) {
 			return progressed, nil

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"idemlab/web/admit"
 	"idemlab/web/playurl"
@@ -152,15 +151,6 @@ func (s *Server) apiRunCompute(req playground.Request) admit.ComputeFunc {
 		s.metrics.ObserveRun(out.Took)
 		return out, nil
 	}
-}
-
-// isRefusal reports a *serverError the admission path made (busy, rate).
-func isRefusal(err error) (*site.Error, bool) {
-	var se *site.Error
-	if errors.As(err, &se) && se.RetryAfter > 0 {
-		return se, true
-	}
-	return nil, false
 }
 
 // onLedger returns r's context, carrying the ledger gate when r's run is on

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/http"
@@ -55,16 +56,35 @@ var exerciseCheckTimeout = 5 * time.Second
 // exerciseChecker runs checks for the exercise routes, at most cap(slots)
 // at a time.
 type exerciseChecker struct {
-	s       *Server
+	deps    checkerDeps
 	slots   chan struct{}
 	timeout time.Duration
 }
 
-func newExerciseChecker(s *Server, concurrency int) *exerciseChecker {
+// checkerDeps is what the exercises need from the server that serves them.
+type checkerDeps struct {
+	view        func() *site.View // the current course's
+	ledgers     *playground.PostgresLedgers
+	ledgerGate  *admit.LedgerGate // nil without PostgreSQL ledgers
+	metrics     *site.Metrics
+	admitClient func(r *http.Request) (client string, err error) // the client's fair share
+}
+
+func newChecker(deps checkerDeps, concurrency int) *exerciseChecker {
 	if concurrency < 1 {
 		concurrency = 1
 	}
-	return &exerciseChecker{s: s, slots: make(chan struct{}, concurrency), timeout: exerciseCheckTimeout}
+	return &exerciseChecker{deps: deps, slots: make(chan struct{}, concurrency), timeout: exerciseCheckTimeout}
+}
+
+// routes are the exercises' URLs: the exercise page, its form's check
+// (a result page, without JavaScript) and the check API.
+func (c *exerciseChecker) routes() []site.Route {
+	return []site.Route{
+		{Pattern: "GET /exercises/{id}", Serve: c.servePage},
+		{Pattern: "POST /exercises/{id}/check", Serve: c.serveCheckForm},
+		{Pattern: "POST /api/v1/check", Serve: c.serveCheckAPI},
+	}
 }
 
 // defaultCheckConcurrency is one check per usable core.
@@ -96,9 +116,9 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // deadline stops is the handler's fault as far as the learner can tell, so
 // it becomes a result with Error set, not a server error.
 func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
-	if lg.Postgres != nil && c.s.ledgerGate != nil {
-		release, err := c.s.ledgerGate.AcquireAll(ctx) // admitpg.go
-		if _, busy := isRefusal(err); busy {
+	if lg.Postgres != nil && c.deps.ledgerGate != nil {
+		release, err := c.deps.ledgerGate.AcquireAll(ctx) // admitpg.go
+		if _, busy := admit.IsRefusal(err); busy {
 			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
 		}
 		if err != nil {
@@ -125,12 +145,12 @@ func (c *exerciseChecker) inSlot(ctx context.Context, run func(context.Context) 
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		c.s.metrics.Refused("busy")
+		c.deps.metrics.Refused("busy")
 		return 0, errCheckBusy
 	}
-	c.s.metrics.RunsInFlight.Inc()
+	c.deps.metrics.RunsInFlight.Inc()
 	defer func() {
-		c.s.metrics.RunsInFlight.Dec()
+		c.deps.metrics.RunsInFlight.Dec()
 		<-c.slots
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -138,7 +158,7 @@ func (c *exerciseChecker) inSlot(ctx context.Context, run func(context.Context) 
 	start := time.Now()
 	err := run(ctx)
 	took := time.Since(start)
-	c.s.metrics.ObserveCheck(took)
+	c.deps.metrics.ObserveCheck(took)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return took, fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
 	}
@@ -191,7 +211,7 @@ func setBusy(w http.ResponseWriter) {
 
 // servePage shows one exercise on its own page at its start.
 func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) error {
-	v := c.s.site.Load().view
+	v := c.deps.view()
 	l, spec := findExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
@@ -218,7 +238,7 @@ func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) erro
 // serveCheckForm is the form without JavaScript: the exercise page again,
 // with the learner's text kept and the result under the editor.
 func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request) error {
-	v := c.s.site.Load().view
+	v := c.deps.view()
 	l, spec := findExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
@@ -230,13 +250,13 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	ev := &exerciseView{spec: spec, handler: in.handler}
 	var lg playground.Ledger
 	if err == nil {
-		lg, ev.ledger, err = c.s.checkLedger(r)
+		lg, ev.ledger, err = c.checkLedger(r)
 	}
 	if err != nil {
 		ev.outcome = &exerciseOutcome{notice: "Not checked: " + err.Error() + "."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
 	}
-	if _, err := c.s.admitClient(r); err != nil {
+	if _, err := c.deps.admitClient(r); err != nil {
 		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
@@ -313,7 +333,7 @@ func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 // error path); a handler that does not parse is a 200 whose error names
 // the line.
 func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) error {
-	v := c.s.site.Load().view
+	v := c.deps.view()
 	in, err := readCheckForm(w, r)
 	id := r.PostForm.Get("exercise")
 	_, spec := findExercise(v.Course, id)
@@ -329,11 +349,11 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	case err != nil:
 		return err
 	}
-	lg, ledger, err := c.s.checkLedger(r)
+	lg, ledger, err := c.checkLedger(r)
 	if err != nil {
 		return err
 	}
-	if _, err := c.s.admitClient(r); err != nil {
+	if _, err := c.deps.admitClient(r); err != nil {
 		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)

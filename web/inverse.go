@@ -76,7 +76,7 @@ func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request,
 	case strings.TrimSpace(ev.handler) == "" && !reveal:
 		return notice(http.StatusBadRequest, "Not checked: the script is empty. Write events such as deliver msg-1, one per line.")
 	}
-	if _, err := c.s.admitClient(r); err != nil {
+	if _, err := c.deps.admitClient(r); err != nil {
 		return err
 	}
 	out := &breakOutcome{revealed: reveal}

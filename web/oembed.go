@@ -89,10 +89,6 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 		return resp, http.StatusNotFound, fmt.Errorf("url %q: not under this site's path %s", english.Truncate(raw, 80), s.base)
 	}
 	path = strings.TrimPrefix(path, "/embed")
-	query := ""
-	if u.RawQuery != "" {
-		query = "?" + u.Query().Encode()
-	}
 	switch {
 	case strings.HasPrefix(path, "/lessons/"):
 		slug := strings.TrimPrefix(path, "/lessons/")
@@ -101,17 +97,14 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 			return resp, http.StatusNotFound, fmt.Errorf("url %q: there is no lesson %q", english.Truncate(raw, 80), english.Truncate(slug, 40))
 		}
 		resp.Title, resp.Width, resp.Height = pos.Lesson.Title, oembedLessonWidth, oembedLessonHeight
-		resp.HTML = playurl.EmbedPath(slug) + query
-		if u.Fragment != "" {
-			resp.HTML += "#" + url.PathEscape(u.Fragment)
-		}
+		resp.HTML = playurl.EmbedHref(playurl.EmbedPath(slug), u.Query(), u.Fragment)
 	case path == "/playground":
 		sc, err := playground.LookupScenario(u.Query().Get(playurl.KeyScenario))
 		if err != nil {
 			return resp, http.StatusNotFound, fmt.Errorf("url %q: %v", english.Truncate(raw, 80), err)
 		}
 		resp.Title, resp.Width, resp.Height = sc.Title+" · Playground", oembedPlaygroundWidth, oembedPlaygroundHeight
-		resp.HTML = "/embed/playground" + query
+		resp.HTML = playurl.EmbedHref("/embed/playground", u.Query(), "")
 	default:
 		return resp, http.StatusNotFound, fmt.Errorf("url %q: only lessons and playgrounds can be embedded", english.Truncate(raw, 80))
 	}

@@ -177,8 +177,8 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 			label += " → " + strconv.FormatInt(*st.RowsAffected, 10)
 		case st.RowsFound != nil:
 			label += " → " + strconv.FormatInt(*st.RowsFound, 10) + " found"
-		case pgSQLState(st.Error) != "": // PostgreSQL's error code; SQLite's errors say it in the step list
-			label += " → " + pgSQLState(st.Error)
+		case st.SQLState != "": // PostgreSQL's error code; SQLite's errors say it in the step list
+			label += " → " + st.SQLState
 		}
 		arrow(w, ledger, label)
 		if st.Effect {

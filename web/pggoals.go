@@ -5,6 +5,7 @@ import (
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/url"
+	"sync"
 
 	"idemlab/internal/english"
 	"idemlab/lessons"
@@ -35,9 +36,9 @@ func newGoalViews(v *site.View, pv *playgroundView) []goalView {
 	for i, g := range pv.spec.Goals {
 		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.SiteHTML(g.TaskHTML), DoneHTML: v.SiteHTML(g.DoneHTML),
 			Check: g.Check.String(), Met: g.Check.Met(pv.trace, pv.scenario, pv.at)}
-		if script, err := playground.ParseScript(g.Solution); err == nil { // lint ran it
+		if events, ok := goalSolution(g.Solution); ok { // lint ran it
 			solved := pv.place.Home
-			solved.Events = script.Events
+			solved.Events = events
 			gv.Solution = v.Path(pv.place.Href(solved))
 		}
 		out = append(out, gv)
@@ -49,6 +50,24 @@ func newGoalViews(v *site.View, pv *playgroundView) []goalView {
 		}
 	}
 	return out
+}
+
+// goalSolutions holds each goal solution's parsed script (solution text
+// → []playground.Event, nil when it does not parse): a click draws every
+// goal of its block, and parses only its own script (the URL's).
+var goalSolutions sync.Map
+
+// goalSolution is a goal's solution script, parsed once per text.
+func goalSolution(text string) ([]playground.Event, bool) {
+	if events, ok := goalSolutions.Load(text); ok {
+		return events.([]playground.Event), events.([]playground.Event) != nil
+	}
+	var events []playground.Event
+	if script, err := playground.ParseScript(text); err == nil {
+		events = script.Events
+	}
+	goalSolutions.Store(text, events)
+	return events, events != nil
 }
 
 // goalsAnnouncement is the goals' standing in words, for the live region.

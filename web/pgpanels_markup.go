@@ -151,7 +151,7 @@ func drawStep(m *markup, sv *stepView, sql bool) {
 	m.raw(`>`)
 	drawStepText(m, st)
 	m.raw(` `)
-	switch failure := pgFailure(st.Error); {
+	switch failure := postgresFailure(st.SQLState); {
 	case st.RowsAffected != nil:
 		m.raw(`<span class="pg-muted">— `)
 		m.text(english.Plural(int(*st.RowsAffected), "row", "rows"))

@@ -345,43 +345,22 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 		}
 		return "every message took effect exactly once"
 	}
-	effects := h.EffectSteps(at)
+	// The engine groups the effects by business key (a payment carried by
+	// several messages is one effect); this only words them.
 	var parts []string
-	told := map[string]bool{} // payments told as one effect
-	for _, m := range sc.Messages {
-		verb := "credited"
-		if m.Kind == playground.KindShip {
-			verb = "shipped"
-		}
-		if m.Kind == playground.KindPrice {
+	for _, e := range h.Effects(sc, at) {
+		switch {
+		case e.Kind == playground.KindPrice:
 			continue // an absolute price written twice is no second effect; the violations tell a stale write
-		}
-		if told[m.PaymentID] {
-			continue
-		}
-		if m.PaymentID != "" {
-			// A payment published under several message ids is one
-			// effect, whichever message applied it.
-			var carriers []string
-			var steps []int
-			for _, o := range sc.Messages {
-				if o.PaymentID == m.PaymentID && len(effects[o.ID]) > 0 {
-					carriers = append(carriers, o.ID)
-					steps = append(steps, effects[o.ID]...)
-				}
+		case len(e.Carriers) > 1:
+			parts = append(parts, fmt.Sprintf("credited payment %s %s: %s applied it at steps %s", e.Key, timesText(len(e.Steps)), strings.Join(e.Carriers, " and "), andList(e.Steps)))
+		case len(e.Steps) >= 2:
+			verb := "credited"
+			if e.Kind == playground.KindShip {
+				verb = "shipped"
 			}
-			if len(carriers) > 1 {
-				told[m.PaymentID] = true
-				slices.Sort(steps)
-				parts = append(parts, fmt.Sprintf("credited payment %s %s: %s applied it at steps %s", m.PaymentID, timesText(len(steps)), strings.Join(carriers, " and "), andList(steps)))
-				continue
-			}
+			parts = append(parts, fmt.Sprintf("%s %s: %s applied at steps %s", verb, timesText(len(e.Steps)), e.Carriers[0], andList(e.Steps)))
 		}
-		steps := effects[m.ID]
-		if len(steps) < 2 {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s %s: %s applied at steps %s", verb, timesText(len(steps)), m.ID, andList(steps)))
 	}
 	for _, vi := range h.Violations {
 		if vi.Kind == playground.VerdictLost && vi.Event <= at && vi.MessageID != "" {
@@ -449,7 +428,6 @@ type messageView struct {
 	ID      string
 	What    string // "credit 50 to acc-1"
 	Status  string // "not delivered yet", "acked", …
-	Settled bool   // acked: redelivering it makes no sense (the broker forgot it)
 	Control messageControls
 }
 
@@ -488,11 +466,11 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 	first := states[0]
 	for i, m := range sc.Messages {
 		ms := first.Messages[i]
-		// Status and Settled follow the last step that concerned the
-		// message, as the page always has: after a second copy's late
+		// Status follows the last step that concerned the message, as
+		// the page always has: after a second copy's late
 		// ack, "late ack refused" though ms.Acked (another worker's ack
 		// deleted it).
-		mv := messageView{ID: m.ID, Status: messageStatus[ms.Status], Settled: ms.Status == playground.StepAck}
+		mv := messageView{ID: m.ID, Status: messageStatus[ms.Status]}
 		if ms.Status == playground.StepDeliver {
 			mv.Status = "running on " + ms.Worker
 		}
@@ -583,7 +561,7 @@ func pickerCards(v *site.View) []pickerCard {
 		out = append(out, pickerCard{
 			Name: sc.Name, Title: sc.Title, Story: sc.Story, Script: sc.DefaultScript,
 			Handlers: strings.Join(sc.Handlers, ", "),
-			Href:     v.Path("/playground?scenario=" + playurl.QueryEscape(sc.Name)),
+			Href:     v.Path(playurl.ScenarioHref(sc.Name)),
 		})
 	}
 	return out

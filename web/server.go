@@ -10,6 +10,7 @@ import (
 	"idemlab/web/site"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -151,13 +152,10 @@ func (s *Server) routes() []route {
 		{"GET /embed/playground", s.handle(s.serveEmbedPlayground)},
 		{"GET /api/v1/run", s.handle(s.serveRunAPI)},
 		{"GET /oembed", s.handle(s.serveOEmbed)},
-		{"GET /exercises/{id}", s.handle(ex.servePage)},
-		{"POST /exercises/{id}/check", s.handle(ex.serveCheckForm)},
-		{"POST /api/v1/check", s.handle(ex.serveCheckAPI)},
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, s.workshopRoutes()...)
+	}, slices.Concat(s.featureRoutes(ex.routes()), s.workshopRoutes())...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -180,6 +178,16 @@ func (s *Server) buildHandler() http.Handler {
 	h = s.withRecovery(h)
 	h = s.withRequestLog(h)
 	return h
+}
+
+// featureRoutes are a feature's routes, each answering its errors through
+// serveError.
+func (s *Server) featureRoutes(rs []site.Route) []route {
+	out := make([]route, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, route{r.Pattern, s.handle(handlerFunc(r.Serve))})
+	}
+	return out
 }
 
 // handlerFunc is a handler that reports failure by returning an error, having
@@ -462,4 +470,16 @@ func PlaygroundLink(ce *playground.Counterexample, handlerSource string) string 
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	s.metrics.Handler.ServeHTTP(w, r)
 	return nil
+}
+
+// newExerciseChecker is the exercises' checker wired to s, with room for
+// concurrency checks at once.
+func newExerciseChecker(s *Server, concurrency int) *exerciseChecker {
+	return newChecker(checkerDeps{
+		view:        func() *site.View { return s.site.Load().view },
+		ledgers:     s.ledgers,
+		ledgerGate:  s.ledgerGate,
+		metrics:     s.metrics,
+		admitClient: s.admitClient,
+	}, concurrency)
 }

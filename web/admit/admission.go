@@ -328,3 +328,13 @@ func BudgetMessage(err error, capBytes int) (limit, message string, ok bool) {
 func RetryAfterHeader(w http.ResponseWriter, seconds int) {
 	w.Header()["Retry-After"] = []string{strconv.Itoa(seconds)}
 }
+
+// IsRefusal reports an error the admission path made (busy, or the
+// client's share spent): a *site.Error that says when to come back.
+func IsRefusal(err error) (*site.Error, bool) {
+	var se *site.Error
+	if errors.As(err, &se) && se.RetryAfter > 0 {
+		return se, true
+	}
+	return nil, false
+}

@@ -405,3 +405,25 @@ func SharedQuery(text string) (string, error) {
 	s.At, s.To = -1, ""
 	return place.Query(s), nil
 }
+
+// ScenarioHref is the site path of the full-size playground of a scenario
+// at its start, as the scenario picker links it: the scenario alone, which
+// the page fills with the scenario's defaults.
+func ScenarioHref(name string) string {
+	return "/playground?" + KeyScenario + "=" + QueryEscape(name)
+}
+
+// EmbedHref is the embed view of a lesson or playground address given to
+// oEmbed: embedPath with the address's query, re-encoded but not read (the
+// embed page reads it, and redirects a non-canonical one to its canonical
+// URL), and the lesson block's fragment.
+func EmbedHref(embedPath string, q url.Values, fragment string) string {
+	out := embedPath
+	if len(q) > 0 {
+		out += "?" + q.Encode()
+	}
+	if fragment != "" {
+		out += "#" + url.PathEscape(fragment)
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+package playground
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Effects groups by business key: a payment carried by two messages is one
+// effect (at the first of its messages), a message of its own is one
+// effect (at that message), and steps after the cursor do not count.
+func TestEffects_OnePerBusinessKey(t *testing.T) {
+	sc := &Scenario{Messages: []Message{
+		{ID: "msg-1", Kind: KindCredit, PaymentID: "pay-1"},
+		{ID: "msg-2", Kind: KindCredit},
+		{ID: "msg-3", Kind: KindCredit, PaymentID: "pay-1"},
+		{ID: "msg-4", Kind: KindCredit, PaymentID: "pay-2"},
+		{ID: "msg-5", Kind: KindCredit, PaymentID: "pay-2"},
+	}}
+	h := &HandlerTrace{Steps: []Step{
+		{Index: 1, Event: 1, Message: "msg-3", Effect: true},
+		{Index: 2, Event: 1, Message: "msg-2", Effect: true},
+		{Index: 3, Event: 2, Message: "msg-1", Effect: true},
+		{Index: 4, Event: 2, Message: "msg-5", Effect: true},
+		{Index: 5, Event: 3, Message: "msg-2", Effect: true},
+	}}
+	want := []Effect{
+		{Key: "pay-1", Kind: KindCredit, Carriers: []string{"msg-1", "msg-3"}, Steps: []int{1, 3}},
+		{Key: "msg-2", Kind: KindCredit, Carriers: []string{"msg-2"}, Steps: []int{2}},
+		{Key: "pay-2", Kind: KindCredit, Carriers: []string{"msg-5"}, Steps: []int{4}},
+	}
+	if got := h.Effects(sc, 2); !reflect.DeepEqual(got, want) {
+		t.Errorf("Effects at event 2:\n got %+v\nwant %+v", got, want)
+	}
+}
