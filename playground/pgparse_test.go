@@ -3,6 +3,7 @@ package playground
 import (
 	"strings"
 	"testing"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -183,4 +184,22 @@ func FuzzPgAllowList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkPgAllowList: PostgreSQL's parser and the allow-list on a
+// handler statement not parsed before (a click parses nothing: pgPlanOf
+// keeps each text's plan). init-ms is the parser's start, once per
+// process, when this benchmark is the first to parse.
+func BenchmarkPgAllowList(b *testing.B) {
+	start := time.Now()
+	pgParserWarm()
+	init := time.Since(start)
+	const q = "INSERT INTO processed_messages(message_id, processed_at) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING"
+	b.ResetTimer()
+	for b.Loop() {
+		if r := pgAllowList(q); r != nil {
+			b.Fatal(r.at(0))
+		}
+	}
+	b.ReportMetric(float64(init.Microseconds())/1e3, "init-ms")
 }

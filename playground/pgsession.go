@@ -34,6 +34,7 @@ type pgSession struct {
 	notices   []string      // row changes reported by the triggers during the statement
 	overflow  bool          // the statement changed more than pgMaxChanges rows: cancelled
 	cancelled chan struct{} // with overflow: closed once the server has the cancel request
+	dirty     bool          // ran a learner's SQL since its last reset (pgLedger.discard)
 	inflight  *pgStatement
 }
 
@@ -277,8 +278,9 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 		return res
 	}
 	if sess.inflight == nil {
-		if c.learner && !pgParserOff.Load() {
-			if r := pgPlanOf(q).refusal; r != nil {
+		if c.learner {
+			sess.dirty = true
+			if r := pgPlanOf(q).refusal; r != nil && !pgParserOff.Load() {
 				return execResult{Err: r.at(0)}
 			}
 		}
