@@ -190,6 +190,7 @@ type dbConn struct {
 	rollbackSeen bool
 	pg           *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
 	learner      bool       // on PostgreSQL: runs a learner's SQL, which the allow-list checks (pgparse.go)
+	pgLocked     bool       // on PostgreSQL: the open transaction ran a statement that may hold a lock (pgsession.go)
 }
 
 // inTransaction reports whether the connection has a transaction open (as
