@@ -219,6 +219,9 @@ type pgLedger struct {
 	l         *ledger
 	isolation string
 	nextRowID map[string]int64 // table → rowid the next inserted row gets
+	// tmpl is the run's template; clean, between runs, the template whose
+	// rows the ledger holds already (reset at release), or nil.
+	tmpl, clean *ledgerImage
 	// holdsNothing, set by the checker for its runs (explore_pg.go), tells
 	// a waiting session that no other session can ever wait on.
 	holdsNothing func(*pgSession) bool
@@ -357,11 +360,17 @@ func (lg Ledger) acquire(ctx context.Context, tmpl *ledgerImage) (*ledger, error
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := pl.reset(ctx, tmpl); err != nil {
-		pl.closeSessions() // a broken connection is not reused
-		lg.Postgres.free <- pl
-		return nil, err
+	// The release of the run before reset the ledger to its template, off
+	// the critical path: most runs on a ledger take the template the run
+	// before took.
+	if pl.clean != tmpl {
+		if err := pl.reset(ctx, tmpl); err != nil {
+			pl.closeSessions() // a broken connection is not reused
+			lg.Postgres.free <- pl
+			return nil, err
+		}
 	}
+	pl.clean, pl.tmpl = nil, tmpl
 	pl.ctx, pl.isolation = ctx, lg.Isolation
 	l := &ledger{committed: tmpl.rows.clone(), pg: pl}
 	pl.l = l
@@ -402,12 +411,19 @@ func (pl *pgLedger) release() {
 		}
 	}
 	pl.l, pl.ctx = nil, nil
-	// The sessions are reset in the background: the run's answer does not
-	// wait for it, and the ledger goes back to the pool once it is clean.
+	// The sessions and the rows are reset in the background: the run's
+	// answer does not wait for it, and the ledger goes back to the pool
+	// once it is clean.
 	pl.pool.cleaning.Add(1)
 	go func() {
 		defer pl.pool.cleaning.Done()
 		pl.discard()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if pl.tmpl != nil && pl.reset(ctx, pl.tmpl) == nil {
+			pl.clean = pl.tmpl
+		}
+		pl.tmpl = nil
 		pl.pool.free <- pl
 	}()
 }
