@@ -194,6 +194,7 @@ type dbConn struct {
 	rolledAt int
 	pg       *pgSession // a PostgreSQL session (pgsession.go); nil: SQLite
 	learner  bool       // on PostgreSQL: runs a learner's SQL, which the allow-list checks (pgparse.go)
+	pgLocked bool       // on PostgreSQL: the open transaction ran a statement that may hold a lock (pgsession.go)
 }
 
 // inTransaction reports whether the connection has a transaction open (as

@@ -219,6 +219,9 @@ type pgLedger struct {
 	l         *ledger
 	isolation string
 	nextRowID map[string]int64 // table → rowid the next inserted row gets
+	// tmpl is the run's template; clean, between runs, the template whose
+	// rows the ledger holds already (reset at release), or nil.
+	tmpl, clean *ledgerImage
 	// holdsNothing, set by the checker for its runs (explore_pg.go), tells
 	// a waiting session that no other session can ever wait on.
 	holdsNothing func(*pgSession) bool
@@ -357,11 +360,17 @@ func (lg Ledger) acquire(ctx context.Context, tmpl *ledgerImage) (*ledger, error
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := pl.reset(ctx, tmpl); err != nil {
-		pl.closeSessions() // a broken connection is not reused
-		lg.Postgres.free <- pl
-		return nil, err
+	// The release of the run before reset the ledger to its template, off
+	// the critical path: most runs on a ledger take the template the run
+	// before took.
+	if pl.clean != tmpl {
+		if err := pl.reset(ctx, tmpl); err != nil {
+			pl.closeSessions() // a broken connection is not reused
+			lg.Postgres.free <- pl
+			return nil, err
+		}
 	}
+	pl.clean, pl.tmpl = nil, tmpl
 	pl.ctx, pl.isolation = ctx, lg.Isolation
 	l := &ledger{committed: tmpl.rows.clone(), pg: pl}
 	pl.l = l
@@ -402,40 +411,58 @@ func (pl *pgLedger) release() {
 		}
 	}
 	pl.l, pl.ctx = nil, nil
-	// The sessions are reset in the background: the run's answer does not
-	// wait for it, and the ledger goes back to the pool once it is clean.
+	// The sessions and the rows are reset in the background: the run's
+	// answer does not wait for it, and the ledger goes back to the pool
+	// once it is clean.
 	pl.pool.cleaning.Add(1)
 	go func() {
 		defer pl.pool.cleaning.Done()
 		pl.discard()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if pl.tmpl != nil && pl.reset(ctx, pl.tmpl) == nil {
+			pl.clean = pl.tmpl
+		}
+		pl.tmpl = nil
 		pl.pool.free <- pl
 	}()
 }
 
-// discard leaves every worker session as clean as a new one: DISCARD ALL
-// resets every setting to the role's, releases session advisory locks,
-// drops temporary objects and prepared statements, and stops listening,
-// whatever a learner's SQL did (the parser refuses all of it; this holds
-// with the parser off). A session that cannot be reset is closed.
+// pgSessionReset leaves a session as clean as a new one, in one round
+// trip: DISCARD ALL's parts that a transaction block allows. DISCARD ALL
+// itself would cost a round trip of its own, and it discards the cached
+// plans of the change trigger, which hold nothing of a learner's; the
+// advisory locks it would release are the session's, which a ledger role
+// cannot take (pgprivileges.go).
+const pgSessionReset = "SET SESSION AUTHORIZATION DEFAULT; RESET ALL; DEALLOCATE ALL; CLOSE ALL; UNLISTEN *; DISCARD TEMP; DISCARD SEQUENCES;"
+
+// discard leaves every session that ran a learner's SQL as clean as a new
+// one, whatever that SQL did to it (the parser refuses every way we know
+// of; this holds with the parser off): settings back to the role's,
+// temporary objects dropped, prepared statements and cursors gone, no
+// channel listened to. A session that cannot be reset is closed. Sessions
+// that ran only the engine's own handlers need nothing.
 func (pl *pgLedger) discard() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, name := range pl.sessionOrder() {
 		sess := pl.sessions[name]
 		sess.notices = nil
-		ok := !sess.conn.IsClosed() && sess.conn.TxStatus() == 'I' && execAll(ctx, sess.conn, "DISCARD ALL") == nil
-		// The isolation level the session had is set again, here rather
-		// than at the next run's first statement: most runs take the
-		// level the one before took.
-		if ok && sess.isolation != "" {
-			ok = execAll(ctx, sess.conn, "SET default_transaction_isolation = '"+sess.isolation+"'") == nil
+		if !sess.dirty {
+			continue
 		}
-		if !ok {
+		sql := pgSessionReset
+		if sess.isolation != "" {
+			// The level is set again now rather than at the next run's
+			// first statement: most runs take the level the run before took.
+			sql += " SET default_transaction_isolation = '" + sess.isolation + "';"
+		}
+		if sess.conn.IsClosed() || sess.conn.TxStatus() != 'I' || execAll(ctx, sess.conn, sql) != nil {
 			sess.conn.Close(ctx)
 			delete(pl.sessions, name)
 			continue
 		}
-		sess.notices = nil
+		sess.dirty = false
 	}
 }
 

@@ -37,6 +37,12 @@ type pgPlan struct {
 	sql     string   // the text sent: :name parameters as $1, $2… (padded to keep positions)
 	names   []string // the parameters' names, by number
 	refusal *pgRefusal
+	// readOnly: a SELECT that takes no lock (no FOR UPDATE or SHARE, no
+	// advisory lock, no WITH); waitsHoldingNothing: while it waits on a
+	// lock, the statement holds none that another could wait on (an INSERT
+	// of one row of VALUES, or a SELECT without FROM, such as an advisory
+	// lock's; no subquery, no WITH). Both false for what did not parse.
+	readOnly, waitsHoldingNothing bool
 }
 
 // pgRefusal is why the allow-list refuses a statement, and where.
@@ -91,7 +97,11 @@ func pgPlanOf(q string) *pgPlan {
 	}
 	p = &pgPlan{}
 	p.sql, p.names = pgPositionalPadded(q)
-	p.refusal = pgAllowList(p.sql)
+	var tree *pg_query.ParseResult
+	p.refusal, tree = pgCheckTree(p.sql)
+	if tree != nil && len(tree.Stmts) == 1 {
+		p.readOnly, p.waitsHoldingNothing = pgLockTraits(tree.Stmts[0].Stmt)
+	}
 	pgPlansMu.Lock()
 	if len(pgPlans) >= pgPlanCacheSize {
 		clear(pgPlans)
@@ -113,7 +123,18 @@ func pgParse(sql string) (*pg_query.ParseResult, error) {
 // pgAllowList parses sql and walks its tree: nil if a learner's handler
 // may run it on a ledger.
 func pgAllowList(sql string) *pgRefusal {
+	r, _ := pgCheckTree(sql)
+	return r
+}
+
+// pgCheckTree is pgAllowList, with the tree when sql parsed.
+func pgCheckTree(sql string) (*pgRefusal, *pg_query.ParseResult) {
 	tree, err := pgParse(sql)
+	r := pgWalkTree(sql, tree, err)
+	return r, tree
+}
+
+func pgWalkTree(sql string, tree *pg_query.ParseResult, err error) *pgRefusal {
 	if err != nil {
 		var pe *pgqueryparser.Error
 		if errors.As(err, &pe) {
@@ -399,4 +420,45 @@ func (w *pgWalker) operator(name []*pg_query.Node, loc int32) *pgRefusal {
 		return w.refuse(loc, "the operator %s is not allowed; operators are = <> < > <= >= + - * / %% || LIKE ILIKE", strings.Join(op, "."))
 	}
 	return nil
+}
+
+// pgLockTraits reads a statement's readOnly and waitsHoldingNothing (see
+// pgPlan), for settle's deadlock wait (pgsession.go).
+func pgLockTraits(stmt *pg_query.Node) (readOnly, waitsHoldingNothing bool) {
+	var locks, nested bool
+	var visit func(m protoreflect.Message)
+	visit = func(m protoreflect.Message) {
+		switch x := m.Interface().(type) {
+		case *pg_query.LockingClause:
+			locks = true
+		case *pg_query.FuncCall:
+			// An advisory lock, or (with the parser off) a function off
+			// the list, which may take one.
+			if fn := names(x.Funcname); len(fn) != 1 || strings.Contains(fn[0], "advisory") || !contains(pgFunctions, fn[0]) {
+				locks = true
+			}
+		case *pg_query.SubLink, *pg_query.WithClause, *pg_query.RangeSubselect:
+			nested = true
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.IsList() && fd.Message() != nil {
+				for i := 0; i < v.List().Len(); i++ {
+					visit(v.List().Get(i).Message())
+				}
+			} else if fd.Message() != nil && !fd.IsMap() {
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(stmt.ProtoReflect())
+	if sel := stmt.GetSelectStmt(); sel != nil {
+		readOnly = !locks && !nested
+		waitsHoldingNothing = !nested && len(sel.FromClause) == 0 && sel.Op == pg_query.SetOperation_SETOP_NONE
+	}
+	if ins := stmt.GetInsertStmt(); ins != nil && !nested {
+		sel := ins.SelectStmt.GetSelectStmt()
+		waitsHoldingNothing = sel != nil && len(sel.ValuesLists) == 1
+	}
+	return readOnly, waitsHoldingNothing
 }

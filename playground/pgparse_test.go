@@ -3,6 +3,7 @@ package playground
 import (
 	"strings"
 	"testing"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -183,4 +184,50 @@ func FuzzPgAllowList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkPgAllowList: PostgreSQL's parser and the allow-list on a
+// handler statement not parsed before (a click parses nothing: pgPlanOf
+// keeps each text's plan). init-ms is the parser's start, once per
+// process, when this benchmark is the first to parse.
+func BenchmarkPgAllowList(b *testing.B) {
+	start := time.Now()
+	pgParserWarm()
+	init := time.Since(start)
+	const q = "INSERT INTO processed_messages(message_id, processed_at) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING"
+	b.ResetTimer()
+	for b.Loop() {
+		if r := pgAllowList(q); r != nil {
+			b.Fatal(r.at(0))
+		}
+	}
+	b.ReportMetric(float64(init.Microseconds())/1e3, "init-ms")
+}
+
+// Which statements hold nothing while they wait, and which lock nothing:
+// what lets settle skip the deadlock check's wait.
+func TestPgLockTraits(t *testing.T) {
+	for _, tc := range []struct {
+		sql                   string
+		readOnly, holdNothing bool
+	}{
+		{"SELECT 1 FROM processed_messages WHERE message_id = $1", true, false},
+		{"SELECT 1 FROM processed_messages WHERE message_id = $1 FOR UPDATE", false, false},
+		{"SELECT pg_advisory_xact_lock(hashtext($1))", false, true},
+		{"INSERT INTO processed_messages(message_id, processed_at) VALUES ($1, $2) ON CONFLICT DO NOTHING", false, true},
+		{"INSERT INTO processed_messages(message_id, processed_at) VALUES ($1, $2), ('b', 1)", false, false},
+		{"INSERT INTO processed_messages(message_id, processed_at) SELECT $1, $2", false, false},
+		{"INSERT INTO processed_messages(message_id, processed_at) VALUES ((SELECT max(message_id) FROM inbox), $2)", false, false},
+		{"UPDATE accounts SET balance = balance + 1 WHERE id = $1", false, false},
+		{"SELECT 1 FROM accounts WHERE id IN (SELECT order_id FROM shipments)", false, false},
+	} {
+		tree, err := pgParse(tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ro, hn := pgLockTraits(tree.Stmts[0].Stmt)
+		if ro != tc.readOnly || hn != tc.holdNothing {
+			t.Errorf("%s: readOnly %v, waitsHoldingNothing %v; want %v, %v", tc.sql, ro, hn, tc.readOnly, tc.holdNothing)
+		}
+	}
 }

@@ -34,6 +34,7 @@ type pgSession struct {
 	notices   []string      // row changes reported by the triggers during the statement
 	overflow  bool          // the statement changed more than pgMaxChanges rows: cancelled
 	cancelled chan struct{} // with overflow: closed once the server has the cancel request
+	dirty     bool          // ran a learner's SQL since its last reset (pgLedger.discard)
 	inflight  *pgStatement
 }
 
@@ -152,7 +153,7 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 			return false, err
 		}
 		if len(pids) > 0 {
-			if !st.settled && pl.cannotCloseADeadlock(sess) {
+			if !st.settled && (pl.cannotCloseADeadlock(sess) || pl.waitsHoldingNothing(sess)) {
 				st.settled = true // nothing of its own that another could wait on
 			}
 			if !st.settled {
@@ -179,6 +180,24 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 		}
 		poll = min(max(2*poll, time.Millisecond), 5*time.Millisecond)
 	}
+}
+
+// waitsHoldingNothing: the statement sess has waiting holds no lock that
+// another session could wait on, nor does its transaction (it has run
+// only SELECTs that lock nothing), so no wait cycle can go through sess
+// and settle need not give PostgreSQL's deadlock check its time
+// (pgDeadlockSettle). The race's INSERT of its dedupe row, and an advisory
+// lock taken first thing in a transaction, are such waits.
+func (pl *pgLedger) waitsHoldingNothing(sess *pgSession) bool {
+	if pl.l == nil || !pgPlanOf(sess.inflight.sql).waitsHoldingNothing {
+		return false
+	}
+	for _, c := range pl.l.conns {
+		if c.pg == sess {
+			return len(c.pending) == 0 && !c.pgLocked
+		}
+	}
+	return false
 }
 
 func (pl *pgLedger) blockingPIDs(pid uint32) ([]uint32, error) {
@@ -267,6 +286,9 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 		// A statement in flight is a transaction open (an autocommitted
 		// statement is one too): a crash must roll it back.
 		c.inTx = sess.inflight != nil || sess.conn.TxStatus() != 'I'
+		if !c.inTx {
+			c.pgLocked = false
+		}
 	}()
 	if st := sess.inflight; st != nil && (st.sql != q || q == "ROLLBACK") {
 		// The worker gives up on a waiting statement (a crash).
@@ -277,8 +299,9 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 		return res
 	}
 	if sess.inflight == nil {
-		if c.learner && !pgParserOff.Load() {
-			if r := pgPlanOf(q).refusal; r != nil {
+		if c.learner {
+			sess.dirty = true
+			if r := pgPlanOf(q).refusal; r != nil && !pgParserOff.Load() {
 				return execResult{Err: r.at(0)}
 			}
 		}
@@ -294,6 +317,9 @@ func (c *dbConn) pgExec(ctx context.Context, q string, args []driver.NamedValue,
 		return res
 	}
 	sess.inflight = nil
+	if !pgPlanOf(q).readOnly {
+		c.pgLocked = true // until the transaction ends
+	}
 	res.Err = st.err
 	if res.Err == nil {
 		if query {
