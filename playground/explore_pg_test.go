@@ -40,15 +40,15 @@ var (
 // correct ones differ from SQLite, where one writer at a time makes a
 // check inside the transaction safe:
 var pgRaceVerdicts = map[string][3]pgVerdict{
-	"naive-increment":                     {pgFail, pgFail, pgFail},
-	"autocommit-dedupe":                   {pgFail, pgFail, pgFail},
-	"mark-before":                         {pgFail, pgFail, pgFail},
-	"mark-after":                          {pgFail, pgFail, pgFail},
-	"check-then-insert-autocommit":        {pgFail, pgFail, pgFail},
-	"abort-on-duplicate":                  {pgUnacked23505, pgFail, pgFail},
-	"replace-always-changes-a-row":        {pgSQLiteOnly, pgSQLiteOnly, pgSQLiteOnly},
-	"in-process-filter-only":              {pgFail, pgFail, pgFail},
-	"effect-and-id-in-two-transactions":   {pgFail, pgFail, pgFail},
+	"naive-increment":                   {pgFail, pgFail, pgFail},
+	"autocommit-dedupe":                 {pgFail, pgFail, pgFail},
+	"mark-before":                       {pgFail, pgFail, pgFail},
+	"mark-after":                        {pgFail, pgFail, pgFail},
+	"check-then-insert-autocommit":      {pgFail, pgFail, pgFail},
+	"abort-on-duplicate":                {pgUnacked23505, pgFail, pgFail},
+	"replace-always-changes-a-row":      {pgSQLiteOnly, pgSQLiteOnly, pgSQLiteOnly},
+	"in-process-filter-only":            {pgFail, pgFail, pgFail},
+	"effect-and-id-in-two-transactions": {pgFail, pgFail, pgFail},
 	// At REPEATABLE READ and SERIALIZABLE the loser's INSERT … ON CONFLICT
 	// of a row its snapshot cannot see fails with 40001; its redelivery's
 	// lookup finds the id and acks: no double credit, no poison message.
