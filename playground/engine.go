@@ -634,7 +634,7 @@ func (s *sim) expire(m *msgState) {
 	}
 	note := id + "'s lease runs out: the broker may deliver it again"
 	if len(names) > 0 {
-		note += "; " + strings.Join(names, ", ") + " is still running, and its ack will be refused"
+		note += "; " + strings.Join(names, ", ") + " is still running: its ack deletes the message only if no one receives it first"
 	}
 	st := Step{Kind: StepLeaseExpired, Message: id, Copy: copies[0].label(), Note: note}
 	if len(names) > 0 {

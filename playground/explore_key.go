@@ -71,6 +71,7 @@ func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
 			b.WriteString("job:")
 			str(j.msg.m.ID)
 			num(int64(j.msg.n))
+			num(int64(j.attempt)) // a late ack deletes only if no one received the copy since
 			num(int64(j.pc))
 			num(int64(j.executed))
 			num(int64(j.txStart))

@@ -128,7 +128,7 @@ func stepStory(w string, steps []Step) string {
 		case StepAck:
 			then = append(then, "acks")
 		case StepAckRefused:
-			then = append(then, "acks too late: the broker refuses it")
+			then = append(then, "acks with a receipt handle no longer the latest: nothing is deleted")
 		case StepStop:
 			then = append(then, "stops")
 		}

@@ -61,6 +61,12 @@ func (sc *Scenario) repeats(m *Message) bool {
 	return false
 }
 
+// ScenarioSource is one document a scenario's broker behaviour comes from.
+type ScenarioSource struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
 // Account and Order are a scenario's initial ledger rows.
 type Account struct {
 	ID      string `json:"id"`
@@ -105,6 +111,9 @@ type Scenario struct {
 	// Outside lists the effects outside the database each credit must
 	// have exactly once (OutsideCharge, OutsideEmail: provider.go).
 	Outside []string `json:"outside,omitempty"`
+	// Sources are the named broker's documentation of the behaviour the
+	// scenario shows (a late ack, a redelivery).
+	Sources []ScenarioSource `json:"sources,omitempty"`
 
 	once    sync.Once
 	tmpl    *ledgerImage
@@ -161,8 +170,13 @@ var scenarioList = []*Scenario{
 		Name:  "lease-expiry",
 		Title: "A slow handler outlives its lease",
 		Story: "A job takes 45 seconds on a queue with a 30-second visibility timeout. " +
-			"The message becomes visible again while worker A is still busy, worker B receives it, and A's late delete is refused. " +
+			"The message becomes visible again while worker A is still busy, and worker B receives it with a new receipt handle. " +
+			"A's late DeleteMessage carries the old one: SQS answers success but deletes nothing, so B's copy counts (had no one received it again, A's delete would have worked). " +
 			"River and Oban rescue jobs they think are stuck the same way, and say it can run a job twice.",
+		Sources: []ScenarioSource{
+			{"Amazon SQS API Reference: DeleteMessage (the most recently received receipt handle)", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_DeleteMessage.html"},
+			{"Amazon SQS Developer Guide: visibility timeout", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html"},
+		},
 		Handlers:      []string{"increment", "dedupe-tx"},
 		DefaultScript: "start msg-1 on A; expire msg-1; redeliver msg-1 to B; finish A",
 		Workers:       []string{"A", "B"},

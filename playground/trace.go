@@ -175,7 +175,7 @@ const (
 	StepFilterHit    = "filter-hit"    // the in-process filter knew the id
 	StepAck          = "ack"           // the broker accepted the ack
 	StepAckLost      = "ack-lost"      // the ack never reached the broker
-	StepAckRefused   = "ack-refused"   // the lease had ended; the broker refused the late ack
+	StepAckRefused   = "ack-refused"   // the lease had ended and the message was received again since: the late ack deletes nothing
 	StepCrash        = "crash"         // the worker died (a rollback step follows if a transaction was open)
 	StepRollback     = "rollback"      // an open transaction rolled back (crash, failure, SQLITE_BUSY)
 	StepRestart      = "restart"       // the worker restarted (filter lost)

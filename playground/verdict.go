@@ -312,7 +312,7 @@ func (s *sim) inFlightWhy(id string) string {
 		case StepAckLost:
 			return name + "'s ack was lost: the broker will deliver it again when its lease ends"
 		case StepAckRefused:
-			return name + "'s late ack was refused: the broker will deliver it again"
+			return name + "'s late ack carried a receipt handle no longer the latest, so nothing was deleted: the broker will deliver it again"
 		case StepCrash:
 			return fmt.Sprintf("%s crashed before acking %s: the broker will deliver it again when its lease ends", st.Worker, name)
 		case StepAbort:

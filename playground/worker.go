@@ -275,9 +275,17 @@ func (s *sim) finishJob(w *worker) {
 	case j.fault == FaultLoseAck:
 		base.Kind = StepAckLost
 		base.Note += "the ack never reaches the broker: " + id + " stays unacked until its lease ends"
-	case j.leaseExpired || s.now >= j.leaseEnd:
+	case (j.leaseExpired || s.now >= j.leaseEnd) && (j.msg.deliveries > j.attempt || j.msg.acked || j.msg.dead):
+		// SQS: a delete must carry the most recent receipt handle; with an
+		// older one the request succeeds but the message is not deleted.
 		base.Kind = StepAckRefused
-		base.Note += fmt.Sprintf("the lease ended at tick %d: the broker refuses the late ack", j.leaseEnd)
+		base.Note += fmt.Sprintf("the lease ended at tick %d and %s was received again since: %s's receipt handle is no longer the latest, so the broker does not delete it", j.leaseEnd, id, w.name)
+	case j.leaseExpired || s.now >= j.leaseEnd:
+		// Nobody received it since: the late delete carries the most
+		// recent receipt handle, and SQS deletes the message.
+		base.Kind = StepAck
+		base.Note += fmt.Sprintf("the lease ended at tick %d, but no one received %s since: %s's receipt handle is still the latest, and the broker deletes it", j.leaseEnd, id, w.name)
+		j.msg.acked = true
 	default:
 		base.Kind = StepAck
 		base.Note += "the broker deletes " + id
