@@ -221,7 +221,7 @@
         if (r.rejected) {
           // The URL stays the last good state's: nothing to push.
           atHome = !wasSwapped;
-        } else if (push === "replace") {
+        } else if (push === "replace" || push === "frame") {
           // A panel opened or closed: the same state, seen otherwise.
           window.history.replaceState(window.history.state, "", target);
         } else if (push) {
@@ -339,12 +339,37 @@
 
   // Undo is the browser's Back, but only back to a state this page pushed:
   // on the state a visitor arrived at, Back would leave the playground.
-  function pgCanUndo() {
+  // Inside an iframe the host page owns the history: a click replaces the
+  // frame's entry (the host's Back button does not step through the
+  // embed), and Undo walks a list of the states this frame showed.
+  var pgInFrame = (function () {
+    try {
+      return window.self !== window.top;
+    } catch (e) {
+      return true;
+    }
+  })();
+  var pgFrameUndo = {};
+
+  function pgFramePush(fig) {
+    var list = pgFrameUndo[fig.id] || (pgFrameUndo[fig.id] = []);
+    list.push(fig.getAttribute("data-url") || window.location.href);
+    return "frame";
+  }
+
+  function pgCanUndo(fig) {
+    if (pgInFrame) {
+      return !!(fig && pgFrameUndo[fig.id] && pgFrameUndo[fig.id].length > 0);
+    }
     return !!(window.history.state && window.history.state.pg);
   }
 
-  function pgUndo() {
-    if (pgCanUndo()) {
+  function pgUndo(fig) {
+    if (pgInFrame && pgCanUndo(fig)) {
+      var active = document.activeElement;
+      var focus = fig.contains(active) ? { key: pgFocusKey(active), testid: active.getAttribute("data-testid") } : null;
+      pgSwap(fig, new URL(pgFrameUndo[fig.id].pop(), window.location.href), "frame", focus);
+    } else if (!pgInFrame && pgCanUndo(fig)) {
       window.history.back();
     } else {
       announce("Nothing to undo: this is the state you opened.");
@@ -585,7 +610,7 @@
       pgRemember(fig); // a swap: the page's load keeps what it had
     }
     fig.querySelectorAll("[data-undo]").forEach(function (b) {
-      b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
+      b.setAttribute("aria-disabled", pgCanUndo(fig) ? "false" : "true");
     });
     if (swapped) {
       pgScrollToCursor(fig); // never on arrival: the diagram starts at its top
@@ -644,7 +669,7 @@
         return;
       }
       if (el.hasAttribute("data-undo")) {
-        pgUndo();
+        pgUndo(fig);
         return;
       }
       if (el.hasAttribute("data-embed")) {
@@ -679,6 +704,9 @@
       // A panel's toggle fetches the state with the panel drawn, in place
       // of this history entry: Undo and Back undo events, not views.
       var push = el.hasAttribute("data-panel") || el.hasAttribute("data-more-open") ? "replace" : true;
+      if (push === true && pgInFrame) {
+        push = pgFramePush(fig);
+      }
       var from = pgKeyFocus || el;
       pgSwap(fig, url, push, { key: pgFocusKey(from), testid: from.getAttribute("data-testid"), panel: el.getAttribute("data-panel") });
     });
@@ -709,7 +737,7 @@
       var url = new URL(form.getAttribute("action") || window.location.pathname, window.location.href);
       url.search = new URLSearchParams(new FormData(form)).toString();
       var submit = form.querySelector("[type=submit]");
-      pgSwap(fig, url, true, submit ? { key: pgFocusKey(submit) } : null);
+      pgSwap(fig, url, pgInFrame ? pgFramePush(fig) : true, submit ? { key: pgFocusKey(submit) } : null);
     });
 
     window.addEventListener("popstate", function () {
@@ -756,7 +784,7 @@
       }
       if (key === "u") {
         event.preventDefault();
-        pgUndo();
+        pgUndo(fig);
         return;
       }
       if (event.shiftKey && key.length > 1) {
