@@ -389,7 +389,7 @@
         { type: "idemlab:resize", height: Math.ceil(document.body.getBoundingClientRect().height), path: window.location.pathname, scrollTo: top },
         "*"
       );
-      target.scrollIntoView({ block: "start" });
+      target.scrollIntoView({ block: "start", behavior: "instant" });
     });
     var last = -1;
     function send() {
