@@ -363,6 +363,34 @@
     if (window.parent === window) {
       return;
     }
+    // The frame is as tall as its page, so it never scrolls: an in-page
+    // link (a table of contents, "Skip past this playground") moves the
+    // focus to its target and asks the host to scroll there. The resize
+    // message carries the target's offset from the frame's top (scrollTo);
+    // the frame also scrolls it into view itself, which Chromium passes on
+    // to the host page.
+    document.addEventListener("click", function (event) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      var a = event.target.closest ? event.target.closest("a[href^='#']") : null;
+      var id = a && decodeURIComponent(a.getAttribute("href").slice(1));
+      var target = id && document.getElementById(id);
+      if (!target) {
+        return;
+      }
+      event.preventDefault();
+      if (!target.matches("a[href], button, input, select, textarea, summary, [tabindex]")) {
+        target.setAttribute("tabindex", "-1");
+      }
+      target.focus({ preventScroll: true });
+      var top = Math.max(0, Math.round(target.getBoundingClientRect().top + window.scrollY));
+      window.parent.postMessage(
+        { type: "idemlab:resize", height: Math.ceil(document.body.getBoundingClientRect().height), path: window.location.pathname, scrollTo: top },
+        "*"
+      );
+      target.scrollIntoView({ block: "start", behavior: "instant" });
+    });
     var last = -1;
     function send() {
       var height = Math.ceil(document.body.getBoundingClientRect().height);

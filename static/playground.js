@@ -221,7 +221,7 @@
         if (r.rejected) {
           // The URL stays the last good state's: nothing to push.
           atHome = !wasSwapped;
-        } else if (push === "replace") {
+        } else if (push === "replace" || push === "frame") {
           // A panel opened or closed: the same state, seen otherwise.
           window.history.replaceState(window.history.state, "", target);
         } else if (push) {
@@ -339,12 +339,37 @@
 
   // Undo is the browser's Back, but only back to a state this page pushed:
   // on the state a visitor arrived at, Back would leave the playground.
-  function pgCanUndo() {
+  // Inside an iframe the host page owns the history: a click replaces the
+  // frame's entry (the host's Back button does not step through the
+  // embed), and Undo walks a list of the states this frame showed.
+  var pgInFrame = (function () {
+    try {
+      return window.self !== window.top;
+    } catch (e) {
+      return true;
+    }
+  })();
+  var pgFrameUndo = {};
+
+  function pgFramePush(fig) {
+    var list = pgFrameUndo[fig.id] || (pgFrameUndo[fig.id] = []);
+    list.push(fig.getAttribute("data-url") || window.location.href);
+    return "frame";
+  }
+
+  function pgCanUndo(fig) {
+    if (pgInFrame) {
+      return !!(fig && pgFrameUndo[fig.id] && pgFrameUndo[fig.id].length > 0);
+    }
     return !!(window.history.state && window.history.state.pg);
   }
 
-  function pgUndo() {
-    if (pgCanUndo()) {
+  function pgUndo(fig) {
+    if (pgInFrame && pgCanUndo(fig)) {
+      var active = document.activeElement;
+      var focus = fig.contains(active) ? { key: pgFocusKey(active), testid: active.getAttribute("data-testid") } : null;
+      pgSwap(fig, new URL(pgFrameUndo[fig.id].pop(), window.location.href), "frame", focus);
+    } else if (!pgInFrame && pgCanUndo(fig)) {
       window.history.back();
     } else {
       announce("Nothing to undo: this is the state you opened.");
@@ -436,10 +461,156 @@
     }
   }
 
+  // ---------- Goals met stay met ----------
+
+  // Goals the learner met, kept in this browser: "path#pg-N" → goal ids.
+  // The server ticks a goal the state shown meets (data-goal-met, which a
+  // workshop reports); a goal met earlier and not by this state is ticked
+  // here as kept (data-goal-kept), so that stepping back in time, another
+  // click or a reload does not take it away.
+  var GOALS_KEY = "idemlab.goals";
+
+  function pgGoalsKeep(fig) {
+    var panel = fig.querySelector("[data-testid='pg-goals']");
+    if (!panel) {
+      return;
+    }
+    var place = pgPlace(fig);
+    var items = Array.prototype.slice.call(panel.querySelectorAll("[data-goal]"));
+    var metNow = items
+      .filter(function (li) {
+        return li.hasAttribute("data-goal-met");
+      })
+      .map(function (li) {
+        return li.getAttribute("data-goal");
+      });
+    var kept = pgStore(GOALS_KEY, function (all) {
+      var list = Array.isArray(all[place]) ? all[place] : [];
+      metNow.forEach(function (id) {
+        if (list.indexOf(id) < 0) {
+          list.push(id);
+        }
+      });
+      all[place] = list;
+    })[place];
+    var current = false;
+    var done = 0;
+    items.forEach(function (li) {
+      var id = li.getAttribute("data-goal");
+      var met = li.hasAttribute("data-goal-met");
+      if (!met && kept.indexOf(id) >= 0) {
+        met = true;
+        li.classList.add("pg-goal-met");
+        li.setAttribute("data-goal-kept", id);
+        var tick = li.querySelector(".pg-goal-tick");
+        if (tick) {
+          tick.textContent = "✓";
+        }
+        var task = li.querySelector(".pg-goal-task");
+        var hidden = task && task.querySelector(".visually-hidden");
+        if (hidden) {
+          hidden.textContent = "Done earlier: ";
+        }
+        if (task && !task.querySelector("[data-goal-kept-note]")) {
+          var note = document.createElement("span");
+          note.className = "pg-muted pg-goal-kept-note";
+          note.setAttribute("data-goal-kept-note", "");
+          note.textContent = " (done earlier)";
+          task.appendChild(note);
+        }
+        var help = li.querySelector(".pg-goal-help");
+        if (help) {
+          help.hidden = true;
+        }
+      }
+      if (met) {
+        done++;
+        li.hidden = false;
+      } else {
+        li.hidden = current;
+        current = true;
+      }
+    });
+    var count = panel.querySelector("[data-testid='pg-goals-count']");
+    if (count) {
+      count.textContent = done + " of " + items.length + " done";
+    }
+    var says = fig.querySelector("[data-announce]");
+    if (says) {
+      says.textContent = says.textContent.replace(/ Goals met: \d+ of \d+\.$/, " Goals met: " + done + " of " + items.length + ".");
+    }
+  }
+
+  // ---------- Every playground survives a reload ----------
+
+  // The URL holds one block's state (?pg=); the others are kept for this
+  // tab in sessionStorage ("idemlab.pg.states": "path#pg-N" → the state's
+  // URL) and brought back when the page is loaded again.
+  var STATES_KEY = "idemlab.pg.states";
+
+  function pgStates(update) {
+    var all = {};
+    try {
+      all = JSON.parse(window.sessionStorage.getItem(STATES_KEY) || "{}") || {};
+    } catch (e) {
+      all = {};
+    }
+    if (update) {
+      update(all);
+      try {
+        window.sessionStorage.setItem(STATES_KEY, JSON.stringify(all));
+      } catch (e) {
+        /* blocked storage */
+      }
+    }
+    return all;
+  }
+
+  function pgRemember(fig) {
+    if (fig.id === "playground" || !fig.hasAttribute("data-url")) {
+      return;
+    }
+    var url = new URL(fig.getAttribute("data-url"), window.location.href);
+    var place = pgPlace(fig);
+    pgStates(function (all) {
+      if (url.searchParams.get("pg") === fig.id) {
+        all[place] = url.pathname + url.search;
+      } else {
+        delete all[place];
+      }
+    });
+  }
+
+  function pgRestore(figures) {
+    var states = pgStates();
+    var here = new URLSearchParams(window.location.search).get("pg");
+    figures.forEach(function (fig) {
+      var kept = fig.id !== "playground" && fig.id !== here && states[pgPlace(fig)];
+      if (!kept || kept === fig.getAttribute("data-url")) {
+        return;
+      }
+      var url = new URL(kept, window.location.href);
+      if (url.pathname !== window.location.pathname || url.searchParams.get("pg") !== fig.id) {
+        return; // kept on another page (the embed of the same lesson)
+      }
+      pgSwap(fig, url, false, null).then(function (next) {
+        if (next) {
+          next.removeAttribute("data-swapped"); // Back does not reset it
+        }
+      });
+    });
+  }
+
+  var pgLoading = false;
+
   function enhancePlayground(fig, swapped) {
     pgPredictGate(fig);
+    pgGoalsKeep(fig);
+    if (!pgLoading) {
+      pgRemember(fig); // a swap: the page's load keeps what it had
+    }
     fig.querySelectorAll("[data-undo]").forEach(function (b) {
-      b.setAttribute("aria-disabled", pgCanUndo() ? "false" : "true");
+      b.setAttribute("aria-disabled", pgCanUndo(fig) ? "false" : "true");
     });
     if (swapped) {
       pgScrollToCursor(fig); // never on arrival: the diagram starts at its top
@@ -481,9 +652,12 @@
     if (figures.length === 0 || !window.fetch || !window.history.pushState || !window.URL) {
       return;
     }
+    pgLoading = true;
     figures.forEach(function (fig) {
       enhancePlayground(fig, false);
     });
+    pgLoading = false;
+    pgRestore(figures);
 
     document.addEventListener("click", function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
@@ -495,7 +669,7 @@
         return;
       }
       if (el.hasAttribute("data-undo")) {
-        pgUndo();
+        pgUndo(fig);
         return;
       }
       if (el.hasAttribute("data-embed")) {
@@ -530,6 +704,9 @@
       // A panel's toggle fetches the state with the panel drawn, in place
       // of this history entry: Undo and Back undo events, not views.
       var push = el.hasAttribute("data-panel") || el.hasAttribute("data-more-open") ? "replace" : true;
+      if (push === true && pgInFrame) {
+        push = pgFramePush(fig);
+      }
       var from = pgKeyFocus || el;
       pgSwap(fig, url, push, { key: pgFocusKey(from), testid: from.getAttribute("data-testid"), panel: el.getAttribute("data-panel") });
     });
@@ -560,7 +737,7 @@
       var url = new URL(form.getAttribute("action") || window.location.pathname, window.location.href);
       url.search = new URLSearchParams(new FormData(form)).toString();
       var submit = form.querySelector("[type=submit]");
-      pgSwap(fig, url, true, submit ? { key: pgFocusKey(submit) } : null);
+      pgSwap(fig, url, pgInFrame ? pgFramePush(fig) : true, submit ? { key: pgFocusKey(submit) } : null);
     });
 
     window.addEventListener("popstate", function () {
@@ -607,7 +784,7 @@
       }
       if (key === "u") {
         event.preventDefault();
-        pgUndo();
+        pgUndo(fig);
         return;
       }
       if (event.shiftKey && key.length > 1) {
