@@ -21,7 +21,8 @@
 //	-frame-ancestors ORIGINS  -log-format text|json  -trust-proxy
 //	-debug-addr HOST:PORT  -instructor-key KEY  -data DIR  -database URL
 //	-retention AGE  -ledger-database URL  -ledgers-in-workshop-database
-//	-ledger-prefix PREFIX  -ledger-pool N
+//	-ledger-prefix PREFIX  -ledger-pool N  -share-rate N  -share-burst N
+//	-share-seats N  -conns-per-address N
 //
 // One file holds each command (serve.go, lint.go, run.go, check.go, …);
 // cli.go holds the command table the usage is generated from. main stays

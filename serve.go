@@ -50,6 +50,7 @@ type serveConfig struct {
 	DebugAddr      string
 	Workshop       workshopFlags
 	Ledgers        ledgerFlags // PostgreSQL for playground ledgers (below)
+	Limits         limitFlags  // fair share and connection caps (serve_limits.go)
 }
 
 // parseServeConfig reads the serve flags, each falling back to its
@@ -72,6 +73,9 @@ func parseServeConfig(args []string, getenv func(string) string, stdout io.Write
 		return cfg, err
 	}
 	if err := cfg.Ledgers.resolve(cfg.Workshop.DatabaseURL); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Limits.resolve(cfg.TrustProxy); err != nil {
 		return cfg, err
 	}
 
@@ -124,6 +128,7 @@ func serveFlags(getenv func(string) string, cfg *serveConfig, frameAncestors, ba
 	fs.StringVar(&cfg.DebugAddr, "debug-addr", getenv("IDEMLAB_DEBUG_ADDR"), "serve net/http/pprof on this separate `HOST:PORT`, e.g. 127.0.0.1:6060 (env IDEMLAB_DEBUG_ADDR; default off)")
 	addWorkshopFlags(fs, getenv, &cfg.Workshop)
 	addLedgerFlags(fs, getenv, &cfg.Ledgers)
+	addLimitFlags(fs, getenv, &cfg.Limits)
 	return fs
 }
 
@@ -204,6 +209,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger:         logger,
 		Version:        buildVersion(),
 		TrustProxy:     cfg.TrustProxy,
+		Share:          cfg.Limits.Share,
 		Workshop:       workshopCfg,
 	}, course)
 	if err != nil {
@@ -214,9 +220,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	listener = limitConnections(listener, cfg.Limits)
 	httpServer := &http.Server{
 		Handler:           site.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: serveHeaderTimeout,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,

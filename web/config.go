@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"idemlab/playground"
+	"idemlab/web/admit"
 )
 
 // Config is what the server needs from the command line. NewServer checks
@@ -35,6 +36,7 @@ type Config struct {
 	// of a request is the last address of X-Forwarded-For, not the remote
 	// address (ratelimit.go). Off, the header is ignored.
 	TrustProxy bool
+	Share      admit.Share // one client's fair share of runs and checks; zero fields: admit.DefaultShare
 	// Workshop, if not nil, turns on workshop mode (rooms, class view).
 	Workshop *WorkshopConfig
 	// Ledgers, if not nil, lets a playground run on PostgreSQL ledgers

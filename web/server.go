@@ -97,7 +97,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		ledgers:      cfg.Ledgers,
 	}
 	s.metrics = site.NewMetrics()
-	s.limiter = admit.NewRateLimiter(admit.RateLimitPerSecond, admit.RateLimitBurst, cfg.TrustProxy)
+	s.limiter = admit.NewShareLimiter(cfg.Share, cfg.TrustProxy)
 	s.adm = admit.New(s.metrics, s.limiter)
 	s.ledgerGate = admit.NewLedgerGate(cfg.Ledgers, s.metrics)
 	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
