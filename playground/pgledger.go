@@ -151,8 +151,10 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 	if err != nil {
 		return nil, fmt.Errorf("ledger database: %w", err)
 	}
-	// PostgreSQL's parser holds the learners' SQL (pgparse.go): start it
-	// now, beside the pool, so that no click waits for it.
+	// PostgreSQL's parser holds the learners' SQL (pgparse.go): it starts
+	// while the pool's schemas are made, and the pool is open once it has
+	// started, so that no click waits for it, and nothing a run does
+	// competes with its start for the CPU.
 	go pgParserWarm()
 	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size), owner: admin}
 	if err := claimPrefix(ctx, admin, p.prefix); err != nil {
@@ -179,6 +181,7 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 		p.all = append(p.all, pl)
 		p.free <- pl
 	}
+	pgParserWarm()
 	return p, nil
 }
 
