@@ -92,8 +92,9 @@ func (lg Ledger) Name() string {
 
 // PostgresLedgers is a bounded pool of ledger schemas on one PostgreSQL
 // server. Each schema belongs to a login role of its own that may only
-// read and write the four ledger tables of that schema (not a superuser,
-// no CREATE anywhere, no other schema), with statement_timeout,
+// read and write the ledger tables of that schema (tableOrder; not a
+// superuser, no CREATE or TEMP anywhere, no other schema, none of the
+// functions pgprivileges.go revokes), with statement_timeout,
 // lock_timeout and idle_in_transaction_session_timeout set on the role,
 // and a short deadlock_timeout so that PostgreSQL reports a deadlock
 // (40P01) within milliseconds.
@@ -127,8 +128,10 @@ const (
 )
 
 // OpenPostgresLedgers creates size ledger schemas, and a role for each, on
-// the server at url (whose user must be allowed to create roles and
-// schemas; a superuser for the short deadlock_timeout). Names start with
+// the server at url, whose user must be a superuser (to set the short
+// deadlock_timeout on the roles, and to revoke PUBLIC's defaults in the
+// database: pgprivileges.go), and whose database should hold nothing but
+// ledgers (the revocations apply to every other role in it). Names start with
 // prefix (letters, digits and '_'), so that several servers can share a
 // cluster; a prefix a live server holds is refused, and schemas left by a
 // dead process with the same prefix are dropped first (pgprefix.go). Close
@@ -148,8 +151,10 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 	if err != nil {
 		return nil, fmt.Errorf("ledger database: %w", err)
 	}
-	// PostgreSQL's parser holds the learners' SQL (pgparse.go): start it
-	// now, beside the pool, so that no click waits for it.
+	// PostgreSQL's parser holds the learners' SQL (pgparse.go): it starts
+	// while the pool's schemas are made, and the pool is open once it has
+	// started, so that no click waits for it, and nothing a run does
+	// competes with its start for the CPU.
 	go pgParserWarm()
 	p := &PostgresLedgers{admin: cfg, prefix: strings.ToLower(prefix), free: make(chan *pgLedger, size), owner: admin}
 	if err := claimPrefix(ctx, admin, p.prefix); err != nil {
@@ -176,6 +181,7 @@ func OpenPostgresLedgers(ctx context.Context, url string, size int, prefix strin
 		p.all = append(p.all, pl)
 		p.free <- pl
 	}
+	pgParserWarm()
 	return p, nil
 }
 

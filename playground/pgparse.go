@@ -129,6 +129,14 @@ func pgAllowList(sql string) *pgRefusal {
 
 // pgCheckTree is pgAllowList, with the tree when sql parsed.
 func pgCheckTree(sql string) (*pgRefusal, *pg_query.ParseResult) {
+	// The parser reads a C string: it would stop at a NUL byte and check
+	// only the text before it.
+	if i := strings.IndexByte(sql, 0); i >= 0 {
+		return refusalAt(sql, i, "a NUL byte is not allowed in SQL"), nil
+	}
+	if !utf8.ValidString(sql) {
+		return &pgRefusal{msg: "the SQL is not valid UTF-8", line: 1, col: 1}, nil
+	}
 	tree, err := pgParse(sql)
 	r := pgWalkTree(sql, tree, err)
 	return r, tree

@@ -51,6 +51,8 @@ func TestPgAllowList_RefusesWhatTheScanMissed(t *testing.T) {
 		{`SELECT 'a' ~ 'b'`, "the operator ~ is not allowed"},
 		{`SELECT pg_catalog.lower('A')`, "pg_catalog.lower(…) is not allowed"},
 		{`SELECT FROM`, "PostgreSQL cannot read this"},
+		{"SELECT 1 FROM accounts\x00; SELECT * FROM pg_authid", "a NUL byte is not allowed"},
+		{"SELECT 1 FROM accounts WHERE id = '\xff'", "not valid UTF-8"},
 	} {
 		r := pgAllowList(tc.sql)
 		if r == nil {
