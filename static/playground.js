@@ -608,6 +608,9 @@
     pgGoalsKeep(fig);
     if (!pgLoading) {
       pgRemember(fig); // a swap: the page's load keeps what it had
+      if (shared.focusableScrollers) {
+        shared.focusableScrollers(fig);
+      }
     }
     fig.querySelectorAll("[data-undo]").forEach(function (b) {
       b.setAttribute("aria-disabled", pgCanUndo(fig) ? "false" : "true");
