@@ -188,3 +188,22 @@ func TestAxe_ScrollableRegionsAndDarkLineNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestAxe_PlaygroundLandmarksUnique: on a lesson with three playgrounds
+// each one's Ledgers and Controls regions have a name of their own, after
+// a swap too.
+func TestAxe_PlaygroundLandmarksUnique(t *testing.T) {
+	src := axeSource(t)
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/lessons/"+lostAckSlug))
+	waitFor(t, ctx, `#pg-3`)
+	for _, v := range axeRules(t, ctx, src, "landmark-unique") {
+		t.Errorf("on load: %s", v)
+	}
+	click(t, ctx, `#pg-2 [data-testid="pg-start-over"]`)
+	waitAt(t, ctx, "pg-2", "0")
+	for _, v := range axeRules(t, ctx, src, "landmark-unique") {
+		t.Errorf("after a swap: %s", v)
+	}
+}
