@@ -205,6 +205,40 @@
     });
   }
 
+  // ---------- Scrollable regions take the focus ----------
+
+  // A region that scrolls and holds nothing focusable gets tabindex=0, so
+  // that a keyboard can scroll it (axe: scrollable-region-focusable). Run
+  // again after a swap (playground.js) and when the width changes.
+  var SCROLLERS = "pre, .prose table, .pg-table-wrap, .pg-scroll, .exercise-source, .toc details, .handler-ref-details";
+
+  function focusableScrollers(scope) {
+    (scope || document).querySelectorAll(SCROLLERS).forEach(function (el) {
+      var scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      if (el.getAttribute("data-scroll-focus") === "added" && !scrolls) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scroll-focus");
+        return;
+      }
+      if (!scrolls || el.hasAttribute("tabindex") || el.querySelector("a[href], button, input, select, textarea, summary, [tabindex]")) {
+        return;
+      }
+      el.setAttribute("tabindex", "0");
+      el.setAttribute("data-scroll-focus", "added");
+    });
+  }
+
+  function initScrollers() {
+    focusableScrollers(document);
+    var timer;
+    window.addEventListener("resize", function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(function () {
+        focusableScrollers(document);
+      }, 150);
+    });
+  }
+
   // ---------- Done marks ----------
 
   function readDone() {
@@ -412,6 +446,7 @@
   window.idemlab = {
     announce: announce,
     copyText: copyText,
+    focusableScrollers: focusableScrollers,
     markDone: function (slug) {
       markDone(slug);
     },
@@ -421,6 +456,7 @@
   initLessonKeys();
   enhanceCodeBlocks(document);
   initDoneMarks();
+  initScrollers();
   initTocSpy();
   initEmbed();
 })();

@@ -405,6 +405,7 @@
     var result = section.querySelector("[data-result][data-passed]");
     if (result) {
       storageAdd(result.getAttribute("data-passed"));
+      lessonDone(section);
     }
     var form = section.querySelector("form[data-exercise-form]");
     var area = section.querySelector("textarea");
@@ -487,6 +488,27 @@
 
   document.querySelectorAll("[data-exercise]").forEach(initExercise);
   renderMarks();
+  // A check's result page (the form's answer without JavaScript, or from an
+  // embed, which opens it in a new tab): the answer, not the exercise's
+  // top, is where the eyes go.
+  // After the load, whose jump to the #fragment would undo it.
+  if (/\/exercises\/[^/]+\/check$/.test(window.location.pathname)) {
+    var atAnswer = function () {
+      window.requestAnimationFrame(function () {
+        document.querySelectorAll("[data-exercise]").forEach(function (section) {
+          var result = section.querySelector("[data-result]");
+          if (result && result.childElementCount > 0) {
+            showResult(section);
+          }
+        });
+      });
+    };
+    if (document.readyState === "complete") {
+      atAnswer();
+    } else {
+      window.addEventListener("load", atAnswer);
+    }
+  }
   window.addEventListener("storage", function (event) {
     if (event.key === KEY) {
       renderMarks();

@@ -127,3 +127,33 @@ func TestExerciseCheck_InverseAnswersInPlace(t *testing.T) {
 		t.Errorf("the pages reported errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// The result page (the form's answer, as from an embed, which opens it in
+// a new tab) shows the answer, not the top of the exercise, and a pass
+// there counts for the lesson too.
+func TestExerciseCheck_ResultPageOpensAtTheAnswer(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := exServe(t)
+	spec := builtinExercise(t, "dedupe-credit")
+	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/"))
+	eval[bool](t, ctx, `localStorage.clear(), true`)
+	run(t, ctx,
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(srv.URL+exercisePath(spec.ID)),
+		chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)),
+	)
+	run(t, ctx, chromedp.SetValue(chromedp.CSS(sel+` [data-testid="exercise-editor"]`), spec.Solution))
+	// form.submit() skips the script's submit handler: the page's own answer.
+	eval[bool](t, ctx, `document.querySelector('`+sel+` form[data-exercise-form]').submit(), true`)
+	if err := browsertest.WaitForPath(ctx, exerciseCheckPath(spec.ID)); err != nil {
+		t.Fatal(err)
+	}
+	exWait(t, ctx, "the pass", exResultState(spec.ID)+` === "pass"`)
+	if err := poll(ctx, resultInView(sel)+" && "+focusInResult(sel)); err != nil {
+		t.Errorf("the result page does not open at the answer (focus on %s; %s): %v", activeDesc(t, ctx), eval[string](t, ctx, `location.pathname + " " + !!document.querySelector("[data-focus-heading]") + " " + document.querySelector('`+sel+` [data-result]').childElementCount + " " + scrollY`), err)
+		t.Log(browsertest.PageErrors(ctx))
+	}
+	run(t, ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="lesson-item"]`)))
+	exWait(t, ctx, "the lesson done", fmt.Sprintf(`document.querySelector('[data-testid="lesson-item"][data-lesson-slug=%q][data-done="true"]')`, spec.Lesson))
+}
