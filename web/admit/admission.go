@@ -254,9 +254,10 @@ func (a *Admission) compute(ctx context.Context, key string, form AnswerForm, ge
 		// own limit, LimitStatementTime, a 422).
 		f.err = a.busy()
 	}
-	// A run stopped by its CPU time depends on the machine's load: it is
+	// A run stopped by its CPU time depends on the machine's load, and one
+	// stopped by PostgreSQL's time on other learners' locks too: it is
 	// answered, not kept. Every other answer is a function of its URL.
-	if f.err == nil && f.out.Refusal != playground.LimitCPU {
+	if f.err == nil && f.out.Refusal != playground.LimitCPU && f.out.Refusal != playground.LimitStatementTime {
 		a.mu.Lock()
 		current := a.gen == gen
 		a.mu.Unlock()

@@ -77,13 +77,13 @@ func (g *LedgerGate) Acquire(ctx context.Context) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	release, err = g.acquire(ctx)
+	ticket, err := g.acquire(ctx)
 	if err != nil {
 		own()
 		return nil, err
 	}
 	return func() {
-		release()
+		ticket()
 		own()
 	}, nil
 }
@@ -246,13 +246,13 @@ func takeLedger(ctx context.Context) (release func(), err error) {
 	if g == nil {
 		return func() {}, nil
 	}
-	release, err = g.Acquire(ctx)
+	ledger, err := g.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	return func() {
-		release()
+		ledger()
 		// What a run on PostgreSQL holds is a ledger: its client pays for
 		// the time, as a check does (a click of 4-22 ms costs nothing more;
 		// a statement that ran into its timeout, a few tokens).
