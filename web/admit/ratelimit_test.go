@@ -3,6 +3,7 @@ package admit
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -244,5 +245,55 @@ func TestRateLimiter_ClassBehindOneAddress(t *testing.T) {
 				t.Errorf("%.2f%% refused; want %.0f%% to %.0f%%", 100*frac, 100*tc.minRefused, 100*tc.maxRefused)
 			}
 		})
+	}
+}
+
+// Seats found through the web layer's lookup, cached: a click costs no
+// lookup within a minute, a made-up token one a minute, and a request with
+// no token none.
+func TestSeatCache_LooksEachTokenUpOnceAMinute(t *testing.T) {
+	lookups := 0
+	seats := map[string]string{"tok-ada": "L1", "tok-bob": "L2"}
+	c := NewSeatCache(func(r *http.Request) string { return r.Header.Get("X-Seat-Token") },
+		func(_ context.Context, token string) (string, bool) {
+			lookups++
+			s, ok := seats[token]
+			return s, ok
+		})
+	now := time.Unix(1_700_000_000, 0)
+	c.Now = func() time.Time { return now }
+	l := NewShareLimiter(DefaultShare(), false)
+	l.Seats = c
+	req := func(token string) *http.Request {
+		r := httptest.NewRequest("GET", "/playground", nil)
+		r.RemoteAddr = "203.0.113.5:999"
+		if token != "" {
+			r.Header.Set("X-Seat-Token", token)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		token, want string
+		lookups     int
+	}{
+		{"tok-ada", "203.0.113.5#L1", 1},
+		{"tok-ada", "203.0.113.5#L1", 1},
+		{"tok-bob", "203.0.113.5#L2", 2},
+		{"made-up", "203.0.113.5", 3},
+		{"made-up", "203.0.113.5", 3},
+		{"", "203.0.113.5", 3},
+	} {
+		if got := l.ClientOf(req(tc.token)); got != tc.want || lookups != tc.lookups {
+			t.Errorf("token %q: client %q after %d lookups; want %q after %d", tc.token, got, lookups, tc.want, tc.lookups)
+		}
+	}
+	now = now.Add(seatCacheTTL)
+	if got := l.ClientOf(req("tok-ada")); got != "203.0.113.5#L1" || lookups != 4 {
+		t.Errorf("a minute later: client %q after %d lookups; want a fresh lookup", got, lookups)
+	}
+	// A seat named by the context wins, with no lookup.
+	named := req("tok-bob").WithContext(WithSeat(context.Background(), "L9"))
+	if got := l.ClientOf(named); got != "203.0.113.5#L9" || lookups != 4 {
+		t.Errorf("a seat in the context: client %q after %d lookups", got, lookups)
 	}
 }
