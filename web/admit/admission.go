@@ -330,7 +330,7 @@ func (a *Admission) takeShare(ctx context.Context, kind, what string) (release f
 		}
 	}
 	a.metrics.Refused("share")
-	return nil, overShare(what)
+	return nil, a.holds.overShare(client, kind, perClient, what)
 }
 
 // busy is the refusal when every slot is taken.

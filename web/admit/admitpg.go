@@ -103,7 +103,7 @@ func (g *LedgerGate) takeOwn(ctx context.Context) (release func(), err error) {
 		return release, err
 	}
 	g.metrics.Refused("share")
-	return nil, overShare("a run on PostgreSQL")
+	return nil, g.holds.overShare(client, holdLedger, ledgerHoldsPerClient, "a run on PostgreSQL")
 }
 
 func (g *LedgerGate) acquire(ctx context.Context) (release func(), err error) {
@@ -143,10 +143,11 @@ func (g *LedgerGate) acquire(ctx context.Context) (release func(), err error) {
 // ledger time (ledgers × wall time): what a check on PostgreSQL holds is
 // ledgers, not CPU.
 func (g *LedgerGate) AcquireShare(ctx context.Context) (release func(), ledgers int, err error) {
-	own, ok := g.holds.take(ClientFrom(ctx), holdCheck, checkHoldsPerClient, 0)
+	client := ClientFrom(ctx)
+	own, ok := g.holds.take(client, holdCheck, checkHoldsPerClient, 0)
 	if !ok {
 		g.metrics.Refused("share")
-		return nil, 0, overShare("a check")
+		return nil, 0, g.holds.overShare(client, holdCheck, checkHoldsPerClient, "a check")
 	}
 	first, err := g.acquire(ctx)
 	if err != nil {
@@ -184,7 +185,8 @@ func (g *LedgerGate) tryTicket() bool {
 // CheckShare is the most ledgers one check takes: half the pool.
 func (g *LedgerGate) CheckShare() int { return max(1, cap(g.Tickets)/2) }
 
-// AcquireAll takes every ticket, for a check on PostgreSQL, which runs
+// AcquireAll takes every ticket: the check's gate before AcquireShare,
+// kept until the checker moves to it. A check on PostgreSQL runs
 // on up to the whole pool at once (playground/explore_pg.go): without its
 // tickets, runs that passed the gate would wait in the pool behind it until
 // their deadline. It waits at most queueWait in all, counted as one

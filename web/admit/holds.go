@@ -154,8 +154,12 @@ func runShare(slots int) (perClient, perAddress int) {
 }
 
 // overShare is the refusal of a request past its client's share of what
-// is held: 429, come back in a second.
-func overShare(what string) error {
-	return &site.Error{Status: http.StatusTooManyRequests, RetryAfter: holdRetryAfter,
-		Message: fmt.Sprintf("You already have %s running; this one waits for it. Try again in %d second.", what, holdRetryAfter)}
+// is held, or its address's: 429, come back in a second. The message names
+// the real cause: the client's own work, or others' at its address.
+func (h *holds) overShare(client, kind string, perClient int, what string) error {
+	message := fmt.Sprintf("You already have %s running; this one waits for it. Try again in %d second.", what, holdRetryAfter)
+	if h.held(client, kind) < perClient {
+		message = fmt.Sprintf("Others at your address (a shared network) are using its whole share of the server just now. Nothing was lost: try again in %d second.", holdRetryAfter)
+	}
+	return &site.Error{Status: http.StatusTooManyRequests, RetryAfter: holdRetryAfter, Message: message}
 }

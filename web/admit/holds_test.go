@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,11 +115,12 @@ func TestAdmission_OneClientHoldsAtMostItsShareOfSlots(t *testing.T) {
 		go a.Run(ctx, "slow"+string(rune('0'+i)), true, blocked(started, release))
 		<-started
 	}
-	if _, _, err := a.Run(seat("a"), "a-third", true, answer("x")); status(err) != http.StatusTooManyRequests {
-		t.Errorf("seat a's third run at once: %v; want 429", err)
+	if _, _, err := a.Run(seat("a"), "a-third", true, answer("x")); status(err) != http.StatusTooManyRequests || !strings.Contains(err.Error(), "You already have") {
+		t.Errorf("seat a's third run at once: %v; want a 429 that blames its own runs", err)
 	}
-	if _, _, err := a.Run(seat("c"), "c-first", true, answer("x")); status(err) != http.StatusTooManyRequests {
-		t.Errorf("seat c's first run, its address at half the slots: %v; want 429", err)
+	_, _, err := a.Run(seat("c"), "c-first", true, answer("x"))
+	if status(err) != http.StatusTooManyRequests || !strings.Contains(err.Error(), "Others at your address") {
+		t.Errorf("seat c's first run, its address at half the slots: %v; want a 429 that blames the address's others", err)
 	}
 	if _, _, err := a.Run(clientCtx(a.Limiter, "198.51.100.9", ""), "other", true, answer("x")); err != nil {
 		t.Errorf("another address's run: %v; want it answered", err)
