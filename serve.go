@@ -220,7 +220,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	listener = limitConnections(listener, cfg.Limits)
+	listener = limitConnections(listener, cfg.Limits, logger)
 	httpServer := &http.Server{
 		Handler:           site.Handler(),
 		ReadHeaderTimeout: serveHeaderTimeout,

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"idemlab/web/admit"
@@ -114,11 +116,27 @@ func (g *givenInt) Set(v string) error {
 }
 
 // limitConnections wraps ln in the caps: f's per address, and in all what
-// the process's file descriptor limit leaves after fdReserve.
-func limitConnections(ln net.Listener, f limitFlags) *connlimit.Listener {
+// the process's file descriptor limit leaves after fdReserve. Refusals are
+// logged at most once a minute, with their count: a flood must not flood
+// the log too.
+func limitConnections(ln net.Listener, f limitFlags, logger *slog.Logger) *connlimit.Listener {
 	total := 0
 	if n := openFileLimit(); n > 0 {
 		total = max(64, n-fdReserve)
 	}
-	return connlimit.New(ln, f.ConnsPerAddress, total)
+	l := connlimit.New(ln, f.ConnsPerAddress, total)
+	var mu sync.Mutex
+	var last time.Time
+	var since int
+	l.Refused = func(reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		since++
+		if time.Since(last) >= time.Minute {
+			logger.Warn("connections refused: an address, or all together, at the cap", "refused", since, "last_cap", reason,
+				"conns_per_address", f.ConnsPerAddress, "total", total)
+			last, since = time.Now(), 0
+		}
+	}
+	return l
 }

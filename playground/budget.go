@@ -55,6 +55,11 @@ const (
 	LimitWall       = "wall"
 	LimitRows       = "rows"
 	LimitTraceBytes = "trace-bytes"
+	// LimitStatementTime: on PostgreSQL, the learner's SQL ran past the
+	// run's time (a statement timeout, or the run's deadline cancelled a
+	// statement). There the time is the learner's statements', not the
+	// machine's load, so it is the learner's limit (a 422), not "busy".
+	LimitStatementTime = "statement-time"
 )
 
 // BudgetError is a run stopped at a limit of its Budget. Limit names the
@@ -78,6 +83,8 @@ func (e *BudgetError) Error() string {
 		return fmt.Sprintf("the run stopped after changing %d rows, the most one run may change; shorten the script or make the handler write fewer rows", e.Max)
 	case LimitTraceBytes:
 		return fmt.Sprintf("the run stopped when its trace reached %d KiB, the largest one run may record; shorten the script", e.Max>>10)
+	case LimitStatementTime:
+		return fmt.Sprintf("the run stopped: the handler's SQL on PostgreSQL ran out of time (a statement may take %v); look for a statement that reads many rows, such as a join without a condition, or that waits long for a lock", time.Duration(e.Max))
 	}
 	return "the run stopped at its budget (" + e.Limit + ")"
 }

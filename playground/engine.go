@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -37,6 +38,9 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 	defer m.stop(req.Usage)
 	for i, h := range handlers {
 		ht, refusals, err := runHandler(ctx, m, sc, tmpl, req.Ledger.forLedger(h), script, req.Seed, i, req.Probe, req.Ledger)
+		if req.Ledger.Postgres != nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, &BudgetError{Limit: LimitStatementTime, Max: int64(pgStatementTimeout)}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -74,6 +74,9 @@ const pgFrontierDepth = 4
 // a run spends most of its time waiting for PostgreSQL (a round trip per
 // statement, a deadlock check per lock wait), not on a core.
 func pgCheckParallel(lg Ledger) int {
+	if lg.Parallel > 0 {
+		return min(lg.Parallel, lg.Postgres.Size())
+	}
 	return max(1, min(lg.Postgres.Size(), 8))
 }
 

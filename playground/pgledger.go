@@ -44,6 +44,10 @@ const (
 type Ledger struct {
 	Postgres  *PostgresLedgers // nil: SQLite
 	Isolation string           // with Postgres: one of the Isolation* levels
+	// Parallel, with Postgres, is how many of the pool's ledgers a check
+	// uses at once (0: its own choice, pgCheckParallel); a server sets it
+	// to the ledgers its admission gave the check.
+	Parallel int
 }
 
 // ledgerNames maps the names the CLI and the URL use to isolation levels.

@@ -62,6 +62,7 @@ type Admission struct {
 	Cache     *RunCache
 	Limiter   *RateLimiter
 	metrics   *site.Metrics
+	holds     *holds // what each client holds (holds.go)
 
 	mu       sync.Mutex
 	flights  map[string]*flight
@@ -78,6 +79,7 @@ func New(m *site.Metrics, limiter *RateLimiter) *Admission {
 		Cache:     NewRunCache(runCacheBytes),
 		Limiter:   limiter,
 		metrics:   m,
+		holds:     newHolds(),
 		flights:   map[string]*flight{},
 		etagSeed:  maphash.MakeSeed(),
 	}
@@ -242,12 +244,20 @@ func (a *Admission) compute(ctx context.Context, key string, form AnswerForm, ge
 	defer cancel()
 	f.out, f.err = compute(ctx, &b, form)
 	var be *playground.BudgetError
-	if errors.As(f.err, &be) && be.Limit == playground.LimitWall {
+	switch {
+	case errors.As(f.err, &be) && be.Limit == playground.LimitWall:
+		f.err = a.busy()
+	case errors.Is(f.err, context.DeadlineExceeded) && ctx.Err() != nil:
+		// The run's own deadline, not its client's: a run the budget's
+		// wall clock did not stop first was held up by the machine's load
+		// (on PostgreSQL the engine reports the learner's slow SQL as its
+		// own limit, LimitStatementTime, a 422).
 		f.err = a.busy()
 	}
-	// A run stopped by its CPU time depends on the machine's load: it is
+	// A run stopped by its CPU time depends on the machine's load, and one
+	// stopped by PostgreSQL's time on other learners' locks too: it is
 	// answered, not kept. Every other answer is a function of its URL.
-	if f.err == nil && f.out.Refusal != playground.LimitCPU {
+	if f.err == nil && f.out.Refusal != playground.LimitCPU && f.out.Refusal != playground.LimitStatementTime {
 		a.mu.Lock()
 		current := a.gen == gen
 		a.mu.Unlock()
@@ -259,12 +269,20 @@ func (a *Admission) compute(ctx context.Context, key string, form AnswerForm, ge
 
 // acquire takes a slot, waiting at most queueWait behind at most
 // admissionMaxWaiting others; release gives it back.
+// A client holds at most its share of the slots (runShare): past it, a
+// run waits for one of its client's own to end, as long, and is then
+// refused with 429.
 func (a *Admission) acquire(ctx context.Context) (release func(), err error) {
+	share, err := a.takeShare(ctx, holdRun, "as many runs as your share of the server")
+	if err != nil {
+		return nil, err
+	}
 	select {
 	case a.Slots <- struct{}{}:
 	default:
 		if a.waiting.Add(1) > admissionMaxWaiting {
 			a.waiting.Add(-1)
+			share()
 			return nil, a.busy()
 		}
 		t := time.NewTimer(a.QueueWait)
@@ -274,9 +292,11 @@ func (a *Admission) acquire(ctx context.Context) (release func(), err error) {
 			a.waiting.Add(-1)
 		case <-t.C:
 			a.waiting.Add(-1)
+			share()
 			return nil, a.busy()
 		case <-ctx.Done():
 			a.waiting.Add(-1)
+			share()
 			return nil, context.Cause(ctx)
 		}
 	}
@@ -284,7 +304,33 @@ func (a *Admission) acquire(ctx context.Context) (release func(), err error) {
 	return func() {
 		a.metrics.RunsInFlight.Dec()
 		<-a.Slots
+		share()
 	}, nil
+}
+
+// takeShare counts a run (holdRun) or a check (holdCheck) against its
+// client's share of the slots, waiting at most QueueWait for the client's
+// own work to end; past it, a 429 that names what.
+func (a *Admission) takeShare(ctx context.Context, kind, what string) (release func(), err error) {
+	client := ClientFrom(ctx)
+	perClient, perAddress := runShare(cap(a.Slots))
+	if kind == holdCheck {
+		perClient = checkHoldsPerClient
+	}
+	if release, ok := a.holds.take(client, kind, perClient, perAddress); ok {
+		return release, nil
+	}
+	var ok bool
+	if kind == holdRun {
+		t := time.NewTimer(a.QueueWait)
+		defer t.Stop()
+		release, ok, err = a.holds.wait(ctx, t.C, client, kind, perClient, perAddress)
+		if err != nil || ok {
+			return release, err
+		}
+	}
+	a.metrics.Refused("share")
+	return nil, a.holds.overShare(client, kind, perClient, what)
 }
 
 // busy is the refusal when every slot is taken.

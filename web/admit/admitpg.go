@@ -36,6 +36,7 @@ const (
 
 // LedgerGate hands out the server's PostgreSQL ledgers to runs.
 type LedgerGate struct {
+	holds      *holds // ledgers each client holds (holds.go)
 	Tickets    chan struct{}
 	Waiting    atomic.Int64
 	MaxWaiting int64
@@ -50,6 +51,7 @@ func NewLedgerGate(pg *playground.PostgresLedgers, m *site.Metrics) *LedgerGate 
 		return nil
 	}
 	g := &LedgerGate{
+		holds:      newHolds(),
 		Tickets:    make(chan struct{}, pg.Size()),
 		MaxWaiting: int64(ledgerWaitersPerLedger * pg.Size()),
 		QueueWait:  ledgerQueueWait,
@@ -67,8 +69,44 @@ func NewLedgerGate(pg *playground.PostgresLedgers, m *site.Metrics) *LedgerGate 
 }
 
 // Acquire takes a ledger ticket, waiting at most queueWait behind at most
-// maxWaiting others, or refuses as busy; release gives it back.
+// maxWaiting others, or refuses as busy; release gives it back. The client
+// ctx names (WithClient) holds one ledger for its runs at a time: a second
+// run waits for its first, as long, and is then refused with 429.
 func (g *LedgerGate) Acquire(ctx context.Context) (release func(), err error) {
+	own, err := g.takeOwn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ticket, err := g.acquire(ctx)
+	if err != nil {
+		own()
+		return nil, err
+	}
+	return func() {
+		ticket()
+		own()
+	}, nil
+}
+
+// takeOwn counts a ledger against the client's one, waiting at most
+// QueueWait for its other run to end.
+func (g *LedgerGate) takeOwn(ctx context.Context) (release func(), err error) {
+	client := ClientFrom(ctx)
+	perAddress := max(1, cap(g.Tickets)/2)
+	if release, ok := g.holds.take(client, holdLedger, ledgerHoldsPerClient, perAddress); ok {
+		return release, nil
+	}
+	t := time.NewTimer(g.QueueWait)
+	defer t.Stop()
+	release, ok, err := g.holds.wait(ctx, t.C, client, holdLedger, ledgerHoldsPerClient, perAddress)
+	if err != nil || ok {
+		return release, err
+	}
+	g.metrics.Refused("share")
+	return nil, g.holds.overShare(client, holdLedger, ledgerHoldsPerClient, "a run on PostgreSQL")
+}
+
+func (g *LedgerGate) acquire(ctx context.Context) (release func(), err error) {
 	select {
 	case g.Tickets <- struct{}{}:
 	default:
@@ -96,7 +134,59 @@ func (g *LedgerGate) Acquire(ctx context.Context) (release func(), err error) {
 	}, nil
 }
 
-// AcquireAll takes every ticket, for a check on PostgreSQL, which runs
+// AcquireShare takes the ledgers of a check on PostgreSQL: one, waiting as
+// a run waits (Acquire), then as many more as are free at once, up to its
+// share (half the pool; CheckShare). The check runs on that many ledgers
+// (playground.Ledger.Parallel), so it never waits in the pool behind runs
+// that passed the gate, and never takes the ledgers others' clicks need.
+// On release, the client ctx names pays one token per CheckCostUnit of
+// ledger time (ledgers × wall time): what a check on PostgreSQL holds is
+// ledgers, not CPU.
+func (g *LedgerGate) AcquireShare(ctx context.Context) (release func(), ledgers int, err error) {
+	client := ClientFrom(ctx)
+	own, ok := g.holds.take(client, holdCheck, checkHoldsPerClient, 0)
+	if !ok {
+		g.metrics.Refused("share")
+		return nil, 0, g.holds.overShare(client, holdCheck, checkHoldsPerClient, "a check")
+	}
+	first, err := g.acquire(ctx)
+	if err != nil {
+		own()
+		return nil, 0, err
+	}
+	start := time.Now()
+	taken := 1
+	for taken < g.CheckShare() && g.tryTicket() {
+		taken++
+	}
+	return func() {
+		held := time.Since(start) * time.Duration(taken)
+		g.InUse.Sub(float64(taken - 1))
+		for range taken - 1 {
+			<-g.Tickets
+		}
+		first()
+		own()
+		chargeFrom(ctx, float64(held/CheckCostUnit))
+	}, taken, nil
+}
+
+// tryTicket takes a ticket if one is free now.
+func (g *LedgerGate) tryTicket() bool {
+	select {
+	case g.Tickets <- struct{}{}:
+		g.InUse.Inc()
+		return true
+	default:
+		return false
+	}
+}
+
+// CheckShare is the most ledgers one check takes: half the pool.
+func (g *LedgerGate) CheckShare() int { return max(1, cap(g.Tickets)/2) }
+
+// AcquireAll takes every ticket: the check's gate before AcquireShare,
+// kept until the checker moves to it. A check on PostgreSQL runs
 // on up to the whole pool at once (playground/explore_pg.go): without its
 // tickets, runs that passed the gate would wait in the pool behind it until
 // their deadline. It waits at most queueWait in all, counted as one
@@ -158,5 +248,16 @@ func takeLedger(ctx context.Context) (release func(), err error) {
 	if g == nil {
 		return func() {}, nil
 	}
-	return g.Acquire(ctx)
+	ledger, err := g.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	return func() {
+		ledger()
+		// What a run on PostgreSQL holds is a ledger: its client pays for
+		// the time, as a check does (a click of 4-22 ms costs nothing more;
+		// a statement that ran into its timeout, a few tokens).
+		chargeFrom(ctx, float64(time.Since(start)/CheckCostUnit))
+	}, nil
 }

@@ -70,6 +70,9 @@ type RateLimiter struct {
 	buckets         map[string]*bucket
 	seats           map[string]*addressSeats // by address
 	Now             func() time.Time         // a field so that tests can move time
+	// Seats, if not nil, finds the seat of a request whose context names
+	// none (WithSeat): the web layer's check of a seat's token, cached.
+	Seats *SeatCache
 }
 
 type bucket struct {
@@ -153,9 +156,13 @@ func splitClient(client string) (address, seat string) {
 
 // ClientOf names the client of a request: its remote host, or with
 // trustProxy the last address of X-Forwarded-For; and the seat at that
-// address when the request's context carries one (WithSeat).
+// address when the request's context carries one (WithSeat), or Seats
+// finds one.
 func (l *RateLimiter) ClientOf(r *http.Request) string {
-	seat, _ := r.Context().Value(seatKey{}).(string)
+	seat, named := r.Context().Value(seatKey{}).(string)
+	if !named && l.Seats != nil {
+		seat = l.Seats.SeatOf(r)
+	}
 	return ClientKey(l.AddressOf(r), seat)
 }
 
