@@ -1,6 +1,8 @@
 package web
 
 import (
+	"idemlab/web/playurl"
+
 	"context"
 	"fmt"
 	"strings"
@@ -28,7 +30,7 @@ func TestExerciseEditor_TakesTheWidth(t *testing.T) {
 	for _, w := range []int64{1200, 1280, 1440, 1920} {
 		run(t, ctx,
 			chromedp.EmulateViewport(w, 800),
-			chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"#ex-"+spec.ID),
+			chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID),
 			chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)),
 		)
 		got := eval[[]float64](t, ctx, `(() => {
@@ -63,7 +65,7 @@ func TestExerciseEditor_TakesTheWidth(t *testing.T) {
 	// its #fragment would not load the page again.)
 	run(t, ctx,
 		chromedp.EmulateViewport(exPhoneWidth, exPhoneHeight, chromedp.EmulateMobile, chromedp.EmulateTouch),
-		chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)),
+		chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)),
 	)
 	if eval[bool](t, ctx, `document.querySelector('`+sel+` [data-testid="handler-reference"] details').open`) {
@@ -73,7 +75,7 @@ func TestExerciseEditor_TakesTheWidth(t *testing.T) {
 	if eval[bool](t, ctx, `(() => { const k = document.querySelector('`+sel+` .exercise-help kbd'); return !!k && k.getClientRects().length > 0 })()`) {
 		t.Error("on a touch screen the exercise says Ctrl+Enter checks")
 	}
-	run(t, ctx, chromedp.EmulateViewport(1280, 800, chromedp.EmulateLandscape), chromedp.Navigate(srv.URL+lessonPath(spec.Lesson)+"?desk=1"),
+	run(t, ctx, chromedp.EmulateViewport(1280, 800, chromedp.EmulateLandscape), chromedp.Navigate(srv.URL+playurl.LessonPath(spec.Lesson)+"?desk=1"),
 		chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)))
 	if !eval[bool](t, ctx, `document.querySelector('`+sel+` .exercise-help kbd').getClientRects().length > 0`) {
 		t.Error("with a mouse and a keyboard the Ctrl+Enter hint is hidden")
