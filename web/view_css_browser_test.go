@@ -1,8 +1,6 @@
 package web
 
 import (
-	"idemlab/web/playurl"
-
 	"context"
 	"fmt"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"idemlab/internal/browsertest"
+	"idemlab/web/playurl"
 )
 
 // Browser tests of issue 30's layout items that the stylesheets and the
