@@ -21,11 +21,7 @@ func listHandlers(args []string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HANDLER\tIDEMPOTENT\tDESCRIPTION")
 	for _, h := range playground.Handlers() {
-		idem := "no"
-		if h.Idempotent {
-			idem = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, idem, h.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, h.IdempotentText(), h.Description)
 	}
 	return tw.Flush()
 }
