@@ -4,6 +4,10 @@
 //
 // Loaded with `defer` after app.js, whose announce and copyText it uses
 // (window.idemlab).
+//
+// Kept in the browser: goals met (localStorage "idemlab.goals"), answered
+// or skipped predictions ("idemlab.predictions"), and for this tab every
+// lesson block's last state (sessionStorage "idemlab.pg.states").
 (function () {
   "use strict";
 
@@ -222,7 +226,8 @@
           // The URL stays the last good state's: nothing to push.
           atHome = !wasSwapped;
         } else if (push === "replace" || push === "frame") {
-          // A panel opened or closed: the same state, seen otherwise.
+          // A panel opened or closed: the same state, seen otherwise; or
+          // any click inside an iframe, whose host owns the history.
           window.history.replaceState(window.history.state, "", target);
         } else if (push) {
           window.history.pushState({ pg: next.id }, "", target);
