@@ -11,6 +11,7 @@ import (
 
 	"idemlab/internal/browsertest"
 	"idemlab/lessons"
+	"idemlab/web/admit"
 )
 
 // BenchmarkClickToPaint measures a playground click in headless Chromium,
@@ -31,8 +32,8 @@ func BenchmarkClickToPaint(b *testing.B) {
 		b.Fatal(err)
 	}
 	// One learner clicking 60 times in a few seconds: no rate limit.
-	unlimited := newRateLimiter(1e12, 1e12, false)
-	s.limiter, s.adm.limiter = unlimited, unlimited
+	unlimited := admit.NewRateLimiter(1e12, 1e12, false)
+	s.limiter, s.adm.Limiter = unlimited, unlimited
 	srv := httptest.NewServer(s.Handler())
 	b.Cleanup(srv.Close)
 	b.StopTimer()
