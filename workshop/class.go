@@ -1,6 +1,8 @@
 package workshop
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -43,6 +45,16 @@ type LearnerProgress struct {
 	// ChaosRuns are the learner's handlers re-run after the last chaos
 	// push: handler → it survived.
 	ChaosRuns map[string]bool
+	// Order is the learner's place in joining order, from 0.
+	Order int
+	// Goals are the goals the learner's browser reported met ("lesson/goal"),
+	// Quizzes the quiz questions it reported answered ("lesson/question" →
+	// answered right, when graded). Both are SourceBrowser: a view labels
+	// them as reported by the browser.
+	Goals   map[string]bool
+	Quizzes map[string]bool
+	// LessonsOpened are the lessons the learner opened, in first-opened order.
+	LessonsOpened []string
 }
 
 // Stuck says why the learner needs help now, or nil.
@@ -88,7 +100,7 @@ func (c *Class) AddLearner(l Learner) {
 	if _, ok := c.learners[l.ID]; ok {
 		return
 	}
-	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress)}
+	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress), Order: len(c.order)}
 	c.order = append(c.order, l.ID)
 }
 
@@ -130,9 +142,27 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 		if e.Lesson != p.Lesson {
 			p.Lesson, p.LessonSince, p.LastProgress = e.Lesson, e.At, e.At
 		}
-	case KindGoalReached, KindQuizAnswered:
+		if !slices.Contains(p.LessonsOpened, e.Lesson) {
+			p.LessonsOpened = append(p.LessonsOpened, e.Lesson)
+		}
+	case KindGoalReached:
 		p.LastProgress = e.At
+		if p.Goals == nil {
+			p.Goals = make(map[string]bool)
+		}
+		p.Goals[e.Lesson+"/"+e.Item] = true
+	case KindQuizAnswered:
+		p.LastProgress = e.At
+		if p.Quizzes == nil {
+			p.Quizzes = make(map[string]bool)
+		}
+		p.Quizzes[e.Lesson+"/"+e.Item] = e.Passed
 	case KindExerciseChecked:
+		if e.Reporter() != SourceServer {
+			// A browser's claim of a check (sent before the server
+			// recorded checks itself) is not evidence of one.
+			return p
+		}
 		x := exercise()
 		x.Attempts++
 		p.LastProgress = e.At
@@ -325,4 +355,30 @@ func (c *Class) Passed(exercise string) int {
 		}
 	}
 	return n
+}
+
+// Clone returns a deep copy of the class, which the caller may change
+// (apply events to) without touching c.
+func (c *Class) Clone() *Class {
+	out := &Class{Room: c.Room, LastEventID: c.LastEventID, learners: make(map[int64]*LearnerProgress, len(c.learners)),
+		order: slices.Clone(c.order), Pace: c.Pace, Chaos: c.Chaos}
+	out.Room.Lessons, out.Room.Exercises = slices.Clone(c.Room.Lessons), slices.Clone(c.Room.Exercises)
+	for id, p := range c.learners {
+		out.learners[id] = p.clone()
+	}
+	return out
+}
+
+func (p *LearnerProgress) clone() *LearnerProgress {
+	q := *p
+	q.Exercises = make(map[string]*ExerciseProgress, len(p.Exercises))
+	for k, x := range p.Exercises {
+		y := *x
+		q.Exercises[k] = &y
+	}
+	q.ChaosRuns = maps.Clone(p.ChaosRuns)
+	q.Goals = maps.Clone(p.Goals)
+	q.Quizzes = maps.Clone(p.Quizzes)
+	q.LessonsOpened = slices.Clone(p.LessonsOpened)
+	return &q
 }

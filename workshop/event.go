@@ -10,18 +10,18 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Kind is what an event says happened.
 type Kind string
 
-// Learner events: what a learner's browser sends.
+// Learner events: what a learner's browser sends (Source browser), except
+// KindExerciseChecked, which only the server records (Service.RecordCheck).
 const (
 	KindLessonOpened    Kind = "lesson_opened"    // Lesson
 	KindGoalReached     Kind = "goal_reached"     // Lesson, Item: the goal
 	KindQuizAnswered    Kind = "quiz_answered"    // Lesson, Item: the question, Passed: answered right (if graded)
-	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script, Playground: its playground state
+	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script, Playground: its playground state; recorded by the server
 	KindHintUsed        Kind = "hint_used"        // Exercise, Number: which hint
 	KindHandRaised      Kind = "hand_raised"
 	KindHandLowered     Kind = "hand_lowered"
@@ -58,8 +58,20 @@ func (k Kind) Push() bool {
 	return false
 }
 
-// learnerKinds are the kinds a learner may send.
-var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindExerciseChecked, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
+// learnerKinds are the kinds a learner's browser may send.
+var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
+
+// Source says who vouches for an event.
+type Source string
+
+const (
+	// SourceBrowser: the learner's browser reported it (a goal met, a
+	// quiz answered): the server did not see it happen, and a view labels
+	// it as reported.
+	SourceBrowser Source = "browser"
+	// SourceServer: the server saw it (a check it ran, a join, a push).
+	SourceServer Source = "server"
+)
 
 // Event is one thing that happened in a room. ID orders a room's events
 // (it is the server-sent events id a reconnecting view resumes after).
@@ -80,11 +92,23 @@ type Event struct {
 	Playground string
 	Number     int
 	At         time.Time
+	// Source is who reported the event; empty reads as SourceBrowser
+	// (events stored before sources were recorded came from browsers).
+	Source Source
 }
 
-// Limits of a learner's event.
+// Reporter is e's source, SourceBrowser when none is recorded.
+func (e Event) Reporter() Source {
+	if e.Source == "" {
+		return SourceBrowser
+	}
+	return e.Source
+}
+
+// Limits of a learner's event. A browser's events carry ids only (a check's
+// counterexample and playground come from the server), so 2 KB is ample.
 const (
-	MaxEventBytes      = 16 << 10
+	MaxEventBytes      = 2 << 10
 	maxSlugLen         = 100
 	maxDetailBytes     = 2 << 10
 	MaxPlaygroundBytes = 12 << 10 // a handler (4 KB) and a script, query-escaped
@@ -180,6 +204,8 @@ func (b eventBody) event() (Event, error) {
 	}
 	var err error
 	switch e.Kind {
+	case KindExerciseChecked:
+		return Event{}, inputErrorf("kind", "exercise_checked is recorded by the server when it runs a check; a browser does not send it")
 	case KindLessonOpened:
 		err = errors.Join(allow("lesson"), need("lesson", b.Lesson))
 		e.Lesson = b.Lesson
@@ -192,23 +218,6 @@ func (b eventBody) event() (Event, error) {
 		err = errors.Join(allow("lesson", "quiz", "correct"), need("lesson", b.Lesson), need("quiz", b.Quiz))
 		e.Lesson, e.Item = b.Lesson, b.Quiz
 		e.Passed = b.Correct != nil && *b.Correct
-	case KindExerciseChecked:
-		err = errors.Join(allow("exercise", "passed", "counterexample", "playground"), need("exercise", b.Exercise))
-		switch {
-		case err != nil:
-		case b.Passed == nil:
-			err = inputErrorf("passed", "exercise_checked needs passed: true or false")
-		case *b.Passed && b.Counterexample != "":
-			err = inputErrorf("counterexample", "a passed check has no counterexample")
-		case !utf8.ValidString(b.Counterexample) || len(b.Counterexample) > maxDetailBytes:
-			err = inputErrorf("counterexample", "at most %d bytes of UTF-8", maxDetailBytes)
-		case b.Playground != "" && b.Counterexample == "":
-			err = inputErrorf("playground", "only a failed check with its counterexample has a playground")
-		case !utf8.ValidString(b.Playground) || len(b.Playground) > MaxPlaygroundBytes:
-			err = inputErrorf("playground", "at most %d bytes of UTF-8", MaxPlaygroundBytes)
-		}
-		e.Exercise, e.Detail, e.Playground = b.Exercise, b.Counterexample, b.Playground
-		e.Passed = b.Passed != nil && *b.Passed
 	case KindHintUsed:
 		err = errors.Join(allow("exercise", "hint"), need("exercise", b.Exercise))
 		if err == nil && (b.Hint < 1 || b.Hint > maxHints) {
@@ -277,6 +286,9 @@ func (e Event) Fingerprint() [32]byte {
 		e.Kind, e.Lesson, e.Exercise, e.Item, e.Detail, e.Passed, e.Number)
 	if e.Playground != "" { // only then, so keys stored before it existed still match
 		text = fmt.Appendf(text, " %q", e.Playground)
+	}
+	if e.Source == SourceServer { // likewise: browsers' keys stored before sources match
+		text = fmt.Appendf(text, " server")
 	}
 	return sha256.Sum256(text)
 }

@@ -134,7 +134,7 @@ func (s *Store) EndRoom(ctx context.Context, id int64, at time.Time) (workshop.R
 			if _, err := tx.Exec(ctx, `UPDATE rooms SET ended_at = $1 WHERE id = $2`, ms(at), id); err != nil {
 				return err
 			}
-			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at}
+			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at, Source: workshop.SourceServer}
 			if _, err := insertEvent(ctx, tx, roomEndedKey, ev); err != nil {
 				return err
 			}
@@ -204,7 +204,7 @@ func (s *Store) Join(ctx context.Context, roomID int64, key workshop.Key, name s
 				ON CONFLICT (room_id, join_key) DO NOTHING
 				RETURNING `+learnerColumns, roomID, string(key), name, string(token), ms(at)))
 			if err == nil {
-				_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at})
+				_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at, Source: workshop.SourceServer})
 				return err
 			}
 			if !errors.Is(err, workshop.ErrNotFound) {
@@ -236,13 +236,13 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	return ls, unavailable(err)
 }
 
-const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at`
+const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at, source`
 
 func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 	var e workshop.Event
-	var kind string
+	var kind, source string
 	var at time.Time
-	dest := append(prefix, &e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at)
+	dest := append(prefix, &e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at, &source)
 	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return e, workshop.ErrNotFound
@@ -250,6 +250,7 @@ func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 		return e, err
 	}
 	e.Kind = workshop.Kind(kind)
+	e.Source = workshop.Source(source)
 	e.At = at.UTC()
 	return e, nil
 }
@@ -260,11 +261,11 @@ func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 func insertEvent(ctx context.Context, tx pgx.Tx, key string, e workshop.Event) (workshop.Event, error) {
 	fp := e.Fingerprint()
 	stored, err := scanEvent(tx.QueryRow(ctx, `INSERT INTO events
-			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		ON CONFLICT (room_id, learner_id, idem_key) DO NOTHING
 		RETURNING `+eventColumns,
-		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, ms(e.At)))
+		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, ms(e.At), string(e.Reporter())))
 	if err != nil {
 		return stored, err
 	}

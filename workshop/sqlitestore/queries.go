@@ -139,7 +139,7 @@ func (s *Store) EndRoom(ctx context.Context, id int64, at time.Time) (workshop.R
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at}
+			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at, Source: workshop.SourceServer}
 			if _, err := insertEvent(ctx, tx, roomEndedKey, ev); err != nil {
 				return err
 			}
@@ -214,7 +214,7 @@ func (s *Store) Join(ctx context.Context, roomID int64, key workshop.Key, name s
 			ON CONFLICT (room_id, join_key) DO NOTHING
 			RETURNING `+learnerColumns, roomID, string(key), name, string(token), at.UnixMilli(), !ended.Valid))
 		if err == nil {
-			_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at})
+			_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at, Source: workshop.SourceServer})
 			return err
 		}
 		if !errors.Is(err, workshop.ErrNotFound) {
@@ -266,19 +266,20 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	return ls, rows.Err()
 }
 
-const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at`
+const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at, source`
 
 func scanEvent(row interface{ Scan(...any) error }) (workshop.Event, error) {
 	var e workshop.Event
-	var kind string
+	var kind, source string
 	var at int64
-	if err := row.Scan(&e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at); err != nil {
+	if err := row.Scan(&e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at, &source); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, workshop.ErrNotFound
 		}
 		return e, err
 	}
 	e.Kind = workshop.Kind(kind)
+	e.Source = workshop.Source(source)
 	e.At = time.UnixMilli(at).UTC()
 	return e, nil
 }
@@ -289,11 +290,11 @@ func scanEvent(row interface{ Scan(...any) error }) (workshop.Event, error) {
 func insertEvent(ctx context.Context, tx *sql.Tx, key string, e workshop.Event) (workshop.Event, error) {
 	fp := e.Fingerprint()
 	return scanEvent(tx.QueryRowContext(ctx, `INSERT INTO events
-			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (room_id, learner_id, idem_key) DO NOTHING
 		RETURNING `+eventColumns,
-		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, e.At.UnixMilli()))
+		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, e.At.UnixMilli(), string(e.Reporter())))
 }
 
 // Append implements workshop.Store.
