@@ -13,8 +13,10 @@ type Check struct {
 	Exercise string
 	Passed   bool
 	// Counterexample is, for a failed check, the script that breaks the
-	// handler; Playground its playground state with the learner's handler
-	// (a query string web's URL codec wrote), for the class view's link.
+	// handler. Playground is the playground state with the learner's
+	// handler (a query string web's URL codec wrote): for a failure, its
+	// counterexample (the class view's "show it to the class"); for a pass,
+	// the handler that passed (the drill-down's latest handler).
 	Counterexample string
 	Playground     string
 }
@@ -32,12 +34,12 @@ func (s *Service) RecordCheck(ctx context.Context, l Learner, c Check) (Event, e
 		return Event{}, inputErrorf("exercise", "a check names its exercise's id")
 	}
 	if c.Passed {
-		c.Counterexample, c.Playground = "", ""
+		c.Counterexample = ""
 	}
 	if !utf8.ValidString(c.Counterexample) || len(c.Counterexample) > maxDetailBytes {
 		c.Counterexample = truncateUTF8(c.Counterexample, maxDetailBytes)
 	}
-	if c.Counterexample == "" || !utf8.ValidString(c.Playground) || len(c.Playground) > MaxPlaygroundBytes {
+	if !utf8.ValidString(c.Playground) || len(c.Playground) > MaxPlaygroundBytes {
 		c.Playground = "" // the link is a convenience: too long, it is left out
 	}
 	room, err := s.room(ctx, l.RoomID)

@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -31,7 +32,25 @@ type ExerciseProgress struct {
 	PassedAt       time.Time // zero until passed
 	Counterexample string    // of the last failed check, if the last check failed
 	Playground     string    // its playground state (see Event.Playground), if the page sent it
+	// History is every check the server recorded, oldest first (at most
+	// MaxAttemptsKept: the latest), for the instructor's drill-down.
+	History []Attempt
 }
+
+// Attempt is one check of one exercise, as the server recorded it.
+type Attempt struct {
+	EventID        int64
+	At             time.Time
+	Passed         bool
+	Counterexample string // of a failed check
+	// Playground is the playground state with the learner's handler as it
+	// was checked (a failure's counterexample, or a pass), when web gave it:
+	// the drill-down's "replay it" link.
+	Playground string
+}
+
+// MaxAttemptsKept is how many checks of one exercise a learner's history keeps.
+const MaxAttemptsKept = 50
 
 // LearnerProgress is one row of the class view.
 type LearnerProgress struct {
@@ -55,6 +74,11 @@ type LearnerProgress struct {
 	Quizzes map[string]bool
 	// LessonsOpened are the lessons the learner opened, in first-opened order.
 	LessonsOpened []string
+	// LastSeen is the time of the learner's last event of any kind.
+	LastSeen time.Time
+	// Label tells same-named learners apart: the name, and for the second
+	// "Ada" to join and later ones, " (2)", " (3)"…
+	Label string
 }
 
 // Stuck says why the learner needs help now, or nil.
@@ -82,8 +106,10 @@ type Class struct {
 	LastEventID int64
 	learners    map[int64]*LearnerProgress
 	order       []int64
-	// Pace is the last pace push, Chaos the last chaos push (zero if none).
-	Pace, Chaos Event
+	// Pace is the last pace push, Chaos the last chaos push, Countdown the
+	// last countdown push (zero if none).
+	Pace, Chaos, Countdown Event
+	names map[string]int // learners per name, for Label
 }
 
 // NewClass starts a class view of room with its learners so far.
@@ -100,7 +126,15 @@ func (c *Class) AddLearner(l Learner) {
 	if _, ok := c.learners[l.ID]; ok {
 		return
 	}
-	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress), Order: len(c.order)}
+	if c.names == nil {
+		c.names = make(map[string]int)
+	}
+	c.names[l.Name]++
+	label := l.Name
+	if n := c.names[l.Name]; n > 1 {
+		label = fmt.Sprintf("%s (%d)", l.Name, n)
+	}
+	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, LastSeen: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress), Order: len(c.order), Label: label}
 	c.order = append(c.order, l.ID)
 }
 
@@ -116,6 +150,8 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 	switch e.Kind {
 	case KindPace:
 		c.Pace = e
+	case KindCountdown:
+		c.Countdown = e
 	case KindChaos:
 		c.Chaos = e
 		for _, p := range c.learners {
@@ -129,6 +165,9 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 		return nil
 	}
 	p.LastEventID = e.ID
+	if e.At.After(p.LastSeen) {
+		p.LastSeen = e.At
+	}
 	exercise := func() *ExerciseProgress {
 		x := p.Exercises[e.Exercise]
 		if x == nil {
@@ -166,6 +205,10 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 		x := exercise()
 		x.Attempts++
 		p.LastProgress = e.At
+		x.History = append(x.History, Attempt{EventID: e.ID, At: e.At, Passed: e.Passed, Counterexample: e.Detail, Playground: e.Playground})
+		if len(x.History) > MaxAttemptsKept {
+			x.History = slices.Delete(x.History, 0, len(x.History)-MaxAttemptsKept)
+		}
 		if e.Passed {
 			x.FailsSincePass, x.Counterexample, x.Playground = 0, "", ""
 			if x.PassedAt.IsZero() {
@@ -361,7 +404,7 @@ func (c *Class) Passed(exercise string) int {
 // (apply events to) without touching c.
 func (c *Class) Clone() *Class {
 	out := &Class{Room: c.Room, LastEventID: c.LastEventID, learners: make(map[int64]*LearnerProgress, len(c.learners)),
-		order: slices.Clone(c.order), Pace: c.Pace, Chaos: c.Chaos}
+		order: slices.Clone(c.order), Pace: c.Pace, Chaos: c.Chaos, Countdown: c.Countdown, names: maps.Clone(c.names)}
 	out.Room.Lessons, out.Room.Exercises = slices.Clone(c.Room.Lessons), slices.Clone(c.Room.Exercises)
 	for id, p := range c.learners {
 		out.learners[id] = p.clone()
@@ -374,6 +417,7 @@ func (p *LearnerProgress) clone() *LearnerProgress {
 	q.Exercises = make(map[string]*ExerciseProgress, len(p.Exercises))
 	for k, x := range p.Exercises {
 		y := *x
+		y.History = slices.Clone(x.History)
 		q.Exercises[k] = &y
 	}
 	q.ChaosRuns = maps.Clone(p.ChaosRuns)

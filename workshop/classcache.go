@@ -110,8 +110,9 @@ type ClassPage struct {
 	Counterexamples []CounterexampleCount
 	ChaosSurvived   int
 	ChaosRan        int
-	// Pace is the last pace push, Chaos the last chaos push (zero if none).
-	Pace, Chaos Event
+	// Pace is the last pace push, Chaos the last chaos push, Countdown
+	// the last countdown push (zero if none): its end is At + Number s.
+	Pace, Chaos, Countdown Event
 }
 
 // MaxClassPage is the most rows a ClassPage holds.
@@ -134,7 +135,7 @@ func (s *Service) ClassPage(ctx context.Context, roomID int64, now time.Time, of
 	limit = min(max(limit, 0), MaxClassPage)
 	offset = min(max(offset, 0), len(rows))
 	page := ClassPage{Room: class.Room, LastEventID: class.LastEventID, Learners: len(rows), Offset: offset,
-		Where: class.Where(), Passed: make(map[string]int), Pace: class.Pace, Chaos: class.Chaos}
+		Where: class.Where(), Passed: make(map[string]int), Pace: class.Pace, Chaos: class.Chaos, Countdown: class.Countdown}
 	for _, p := range rows[offset:min(offset+limit, len(rows))] {
 		page.Rows = append(page.Rows, p.clone())
 	}
@@ -149,4 +150,20 @@ func (s *Service) ClassPage(ctx context.Context, roomID int64, now time.Time, of
 		page.ChaosSurvived, page.ChaosRan = class.ChaosSurvivors()
 	}
 	return page, nil
+}
+
+// Learner returns one learner's progress in the room (a copy): the
+// instructor's drill-down, with every check's counterexample and playground
+// (ExerciseProgress.History). ErrNotFound if the learner is not in the room.
+func (s *Service) Learner(ctx context.Context, roomID, learnerID int64) (*LearnerProgress, error) {
+	c, unlock, err := s.catchUp(ctx, roomID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	p := c.class.Learner(learnerID)
+	if p == nil {
+		return nil, ErrNotFound
+	}
+	return p.clone(), nil
 }

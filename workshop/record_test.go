@@ -212,3 +212,29 @@ func TestClassPage_PagesAnAggregateKeptUpToDate(t *testing.T) {
 		t.Error("a change to a Class copy reached the kept aggregate")
 	}
 }
+
+func TestLearner_DrillDownAndSameNames(t *testing.T) {
+	svc, _ := newService(t)
+	room, ls := roomWith(t, svc, "Ada", "Ada", "Bob")
+	svc.RecordCheck(t.Context(), ls[1], workshop.Check{Exercise: "ex", Counterexample: "deliver m1 lose-ack", Playground: "h=fail"})
+	svc.RecordCheck(t.Context(), ls[1], workshop.Check{Exercise: "ex", Passed: true, Playground: "h=pass"})
+	p, err := svc.Learner(t.Context(), room.ID, ls[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.Exercises["ex"].History
+	if len(h) != 2 || h[0].Passed || h[0].Counterexample != "deliver m1 lose-ack" || h[0].Playground != "h=fail" || !h[1].Passed || h[1].Playground != "h=pass" {
+		t.Errorf("the second Ada's history: %+v", h)
+	}
+	class, _ := svc.Class(t.Context(), room.ID)
+	var labels []string
+	for _, p := range class.Joined() {
+		labels = append(labels, p.Label)
+	}
+	if strings.Join(labels, ",") != "Ada,Ada (2),Bob" {
+		t.Errorf("labels %q, want Ada, Ada (2), Bob", labels)
+	}
+	if _, err := svc.Learner(t.Context(), room.ID, 999); !errors.Is(err, workshop.ErrNotFound) {
+		t.Errorf("a learner not in the room: %v", err)
+	}
+}
