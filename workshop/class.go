@@ -109,7 +109,7 @@ type Class struct {
 	// Pace is the last pace push, Chaos the last chaos push, Countdown the
 	// last countdown push (zero if none).
 	Pace, Chaos, Countdown Event
-	names map[string]int // learners per name, for Label
+	names                  map[string]int // learners per name, for Label
 }
 
 // NewClass starts a class view of room with its learners so far.
