@@ -1,6 +1,7 @@
 package workshop_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -236,5 +237,33 @@ func TestLearner_DrillDownAndSameNames(t *testing.T) {
 	}
 	if _, err := svc.Learner(t.Context(), room.ID, 999); !errors.Is(err, workshop.ErrNotFound) {
 		t.Errorf("a learner not in the room: %v", err)
+	}
+}
+
+func TestWriteExportJSON_TimelineAndGoals(t *testing.T) {
+	svc, _ := newService(t)
+	room, ls := roomWith(t, svc, "Ada")
+	svc.Record(t.Context(), ls[0], "goal-key-01", workshop.Event{Kind: workshop.KindGoalReached, Lesson: "l1", Item: "first-duplicate"})
+	svc.RecordCheck(t.Context(), ls[0], workshop.Check{Exercise: "ex", Passed: true})
+	var b strings.Builder
+	if err := svc.WriteExportJSON(t.Context(), &b, room.ID); err != nil {
+		t.Fatal(err)
+	}
+	var x workshop.Export
+	if err := json.Unmarshal([]byte(b.String()), &x); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Results) != 1 || x.Results[0].Attempts != 1 || x.Results[0].PassedAt == "" {
+		t.Errorf("results %+v", x.Results)
+	}
+	if len(x.Goals) != 1 || x.Goals[0].Goal != "first-duplicate" || x.Goals[0].Source != workshop.SourceBrowser {
+		t.Errorf("goals %+v, want first-duplicate reported by the browser", x.Goals)
+	}
+	var kinds []string
+	for _, m := range x.Timeline {
+		kinds = append(kinds, string(m.Kind)+"/"+string(m.Source))
+	}
+	if got := strings.Join(kinds, " "); got != "joined/server goal_reached/browser exercise_checked/server" {
+		t.Errorf("timeline %s", got)
 	}
 }
