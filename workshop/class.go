@@ -164,6 +164,21 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 	if p == nil || e.LearnerID == 0 {
 		return nil
 	}
+	switch e.Kind {
+	case KindRemoved:
+		delete(c.learners, e.LearnerID)
+		c.order = slices.DeleteFunc(c.order, func(id int64) bool { return id == e.LearnerID })
+		return nil
+	case KindRenamed:
+		c.names[p.Learner.Name]--
+		p.Learner.Name = e.Item
+		c.names[e.Item]++
+		p.Label = e.Item
+		if n := c.names[e.Item]; n > 1 {
+			p.Label = fmt.Sprintf("%s (%d)", e.Item, n)
+		}
+		return p
+	}
 	p.LastEventID = e.ID
 	if e.At.After(p.LastSeen) {
 		p.LastSeen = e.At

@@ -67,9 +67,11 @@ func (s *Service) catchUpLocked(ctx context.Context, c *cachedClass, room Room) 
 		if len(evs) == 0 {
 			return nil
 		}
+		reloaded := false
 		for _, e := range evs {
-			if e.Kind == KindJoined && !c.class.Has(e.LearnerID) {
-				// Learners joined since: read them (once per batch at most).
+			if e.Kind == KindJoined && !c.class.Has(e.LearnerID) && !reloaded {
+				// Learners joined since: read them, once per batch at most
+				// (a removed learner's join finds nobody to add).
 				learners, err := s.store.Learners(ctx, room.ID)
 				if err != nil {
 					return err
@@ -77,6 +79,7 @@ func (s *Service) catchUpLocked(ctx context.Context, c *cachedClass, room Room) 
 				for _, l := range learners {
 					c.class.AddLearner(l)
 				}
+				reloaded = true
 			}
 			c.class.Apply(e)
 		}

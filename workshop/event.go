@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"idemlab/internal/english"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,8 +33,20 @@ const (
 )
 
 // KindJoined is recorded by the store with each new learner, so that
-// followers of the room hear of them.
-const KindJoined Kind = "joined"
+// followers of the room hear of them; KindRenamed (Item: the new name,
+// Detail: the old) and KindRemoved with the instructor's changes to a seat.
+const (
+	KindJoined  Kind = "joined"
+	KindRenamed Kind = "renamed"
+	KindRemoved Kind = "removed"
+)
+
+// Idempotency keys of the seat changes the store records. A client's keys
+// use no '#' (ParseKey), so they never collide with these.
+const RemovedKey = "#removed"
+
+// RenamedKey is the key of a rename at a time: each rename is its own event.
+func RenamedKey(at time.Time) string { return "#renamed-" + strconv.FormatInt(at.UnixNano(), 10) }
 
 // Instructor pushes: what every learner of the room receives.
 const (

@@ -267,3 +267,36 @@ func TestWriteExportJSON_TimelineAndGoals(t *testing.T) {
 		t.Errorf("timeline %s", got)
 	}
 }
+
+func TestRenameAndRemove_ReachTheClassView(t *testing.T) {
+	svc, _ := newService(t)
+	room, ls := roomWith(t, svc, "Ada", "Ada", "Bob")
+	if _, err := svc.Class(t.Context(), room.ID); err != nil { // the aggregate exists before the changes
+		t.Fatal(err)
+	}
+	if _, err := svc.RenameLearner(t.Context(), room.ID, ls[1].ID, "Ada B."); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RemoveLearner(t.Context(), room.ID, ls[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Resume(t.Context(), ls[2].Token); !errors.Is(err, workshop.ErrNotFound) {
+		t.Errorf("a removed learner resumes: %v", err)
+	}
+	for _, fresh := range []bool{false, true} {
+		if fresh {
+			svc = workshop.NewService(svc.Store(), nil) // another replica, built from the store
+		}
+		page, err := svc.ClassPage(t.Context(), room.ID, time.Now(), 0, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var labels []string
+		for _, p := range page.Rows {
+			labels = append(labels, p.Label)
+		}
+		if got := strings.Join(labels, ","); page.Learners != 2 || got != "Ada,Ada B." {
+			t.Errorf("fresh %t: %d learners %q; want Ada, Ada B.", fresh, page.Learners, got)
+		}
+	}
+}

@@ -334,6 +334,34 @@ func (s *Service) EndRoom(ctx context.Context, roomID int64) (Room, error) {
 	return room, err
 }
 
+// RenameLearner changes a learner's display name (the instructor's
+// correction); the class view and the export show the new one.
+func (s *Service) RenameLearner(ctx context.Context, roomID, learnerID int64, name string) (Learner, error) {
+	name, err := cleanName("name", name, MaxLearnerName)
+	if err != nil {
+		return Learner{}, err
+	}
+	l, err := s.store.RenameLearner(ctx, roomID, learnerID, name, s.now())
+	if err == nil {
+		s.hub.Notify(roomID, false)
+	}
+	return l, err
+}
+
+// RemoveLearner takes a learner out of the room: their resume link and
+// cookie stop working, their seat is free, and they leave the class view
+// (their events stay in the timeline). Removing twice changes nothing.
+func (s *Service) RemoveLearner(ctx context.Context, roomID, learnerID int64) error {
+	if err := s.store.RemoveLearner(ctx, roomID, learnerID, s.now()); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.seats, roomID) // counted again at the next join
+	s.mu.Unlock()
+	s.hub.Notify(roomID, false)
+	return nil
+}
+
 // DeleteRoom deletes a room and everything in it.
 func (s *Service) DeleteRoom(ctx context.Context, roomID int64) error {
 	if err := s.store.DeleteRoom(ctx, roomID); err != nil {

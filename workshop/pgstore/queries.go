@@ -225,13 +225,13 @@ func (s *Store) Join(ctx context.Context, roomID int64, key workshop.Key, name s
 
 // LearnerByToken implements workshop.Store.
 func (s *Store) LearnerByToken(ctx context.Context, token workshop.Token) (workshop.Learner, error) {
-	l, err := scanLearner(s.pool.QueryRow(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = $1`, string(token)))
+	l, err := scanLearner(s.pool.QueryRow(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = $1 AND removed_at IS NULL`, string(token)))
 	return l, unavailable(err)
 }
 
 // Learners implements workshop.Store.
 func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = $1 ORDER BY id`, roomID)
+	rows, _ := s.pool.Query(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = $1 AND removed_at IS NULL ORDER BY id`, roomID)
 	ls, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.Learner, error) { return scanLearner(row) })
 	return ls, unavailable(err)
 }
@@ -324,4 +324,50 @@ func (s *Store) Events(ctx context.Context, roomID, after int64, pushesOnly bool
 	rows, _ := s.pool.Query(ctx, q, roomID, after, limit)
 	evs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.Event, error) { return scanEvent(row) })
 	return evs, unavailable(err)
+}
+
+// RenameLearner implements workshop.Store.
+func (s *Store) RenameLearner(ctx context.Context, roomID, learnerID int64, name string, at time.Time) (workshop.Learner, error) {
+	var l workshop.Learner
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := lockRoom(ctx, tx, roomID); err != nil {
+			return err
+		}
+		old, err := scanLearner(tx.QueryRow(ctx, `SELECT `+learnerColumns+` FROM learners
+			WHERE id = $1 AND room_id = $2 AND removed_at IS NULL FOR UPDATE`, learnerID, roomID))
+		if err != nil || old.Name == name {
+			l = old
+			return err
+		}
+		l, err = scanLearner(tx.QueryRow(ctx, `UPDATE learners SET name = $1 WHERE id = $2 RETURNING `+learnerColumns, name, learnerID))
+		if err != nil {
+			return err
+		}
+		_, err = insertEvent(ctx, tx, workshop.RenamedKey(at), workshop.Event{RoomID: roomID, LearnerID: learnerID,
+			Kind: workshop.KindRenamed, Item: name, Detail: old.Name, At: at, Source: workshop.SourceServer})
+		return err
+	})
+	return l, err
+}
+
+// RemoveLearner implements workshop.Store.
+func (s *Store) RemoveLearner(ctx context.Context, roomID, learnerID int64, at time.Time) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := lockRoom(ctx, tx, roomID); err != nil {
+			if errors.Is(err, workshop.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE learners SET removed_at = $1 WHERE id = $2 AND room_id = $3 AND removed_at IS NULL`,
+			ms(at), learnerID, roomID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			_, err = insertEvent(ctx, tx, workshop.RemovedKey, workshop.Event{RoomID: roomID, LearnerID: learnerID,
+				Kind: workshop.KindRemoved, At: at, Source: workshop.SourceServer})
+		}
+		return err
+	})
 }

@@ -241,7 +241,7 @@ func (s *Store) LearnerByToken(ctx context.Context, token workshop.Token) (works
 	if r == nil {
 		return workshop.Learner{}, workshop.ErrNotFound
 	}
-	return scanLearner(r.QueryRowContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = ?`, string(token)))
+	return scanLearner(r.QueryRowContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = ? AND removed_at IS NULL`, string(token)))
 }
 
 // Learners implements workshop.Store.
@@ -250,7 +250,7 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	if err != nil || r == nil {
 		return nil, err
 	}
-	rows, err := r.QueryContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = ? ORDER BY id`, roomID)
+	rows, err := r.QueryContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = ? AND removed_at IS NULL ORDER BY id`, roomID)
 	if err != nil {
 		return nil, err
 	}
@@ -381,4 +381,52 @@ func (s *Store) Events(ctx context.Context, roomID, after int64, pushesOnly bool
 		evs = append(evs, e)
 	}
 	return evs, rows.Err()
+}
+
+// RenameLearner implements workshop.Store.
+func (s *Store) RenameLearner(ctx context.Context, roomID, learnerID int64, name string, at time.Time) (workshop.Learner, error) {
+	w, _, err := s.dbs(ctx, false)
+	if err != nil {
+		return workshop.Learner{}, err
+	}
+	if w == nil {
+		return workshop.Learner{}, workshop.ErrNotFound
+	}
+	var l workshop.Learner
+	err = inTx(ctx, w, func(tx *sql.Tx) error {
+		old, err := scanLearner(tx.QueryRowContext(ctx, `SELECT `+learnerColumns+` FROM learners
+			WHERE id = ? AND room_id = ? AND removed_at IS NULL`, learnerID, roomID))
+		if err != nil || old.Name == name {
+			l = old
+			return err
+		}
+		l, err = scanLearner(tx.QueryRowContext(ctx, `UPDATE learners SET name = ? WHERE id = ? RETURNING `+learnerColumns, name, learnerID))
+		if err != nil {
+			return err
+		}
+		_, err = insertEvent(ctx, tx, workshop.RenamedKey(at), workshop.Event{RoomID: roomID, LearnerID: learnerID,
+			Kind: workshop.KindRenamed, Item: name, Detail: old.Name, At: at, Source: workshop.SourceServer})
+		return err
+	})
+	return l, err
+}
+
+// RemoveLearner implements workshop.Store.
+func (s *Store) RemoveLearner(ctx context.Context, roomID, learnerID int64, at time.Time) error {
+	w, _, err := s.dbs(ctx, false)
+	if err != nil || w == nil {
+		return err
+	}
+	return inTx(ctx, w, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE learners SET removed_at = ? WHERE id = ? AND room_id = ? AND removed_at IS NULL`,
+			at.UnixMilli(), learnerID, roomID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			_, err = insertEvent(ctx, tx, workshop.RemovedKey, workshop.Event{RoomID: roomID, LearnerID: learnerID,
+				Kind: workshop.KindRemoved, At: at, Source: workshop.SourceServer})
+		}
+		return err
+	})
 }
