@@ -480,6 +480,12 @@ func openWorkshop(ctx context.Context, f workshopFlags, logger *slog.Logger) (*w
 		go pg.Listen(ctx, svc.Hub(), logger)
 	}
 	go sweepExpiredRooms(ctx, svc, f.Retention, logger)
+	go func() {
+		// The open rooms' class views, built before an instructor asks.
+		if err := svc.WarmClasses(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("building the open rooms' class views", "err", err)
+		}
+	}()
 	return &web.WorkshopConfig{Service: svc, InstructorKey: key}, store.Close, nil
 }
 

@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -169,4 +170,30 @@ func (s *Service) Learner(ctx context.Context, roomID, learnerID int64) (*Learne
 		return nil, ErrNotFound
 	}
 	return p.clone(), nil
+}
+
+// WarmClasses builds the class views of the open rooms now, so that the
+// first view after a start does not read a room's whole history while the
+// instructor waits. serve runs it in the background at start.
+func (s *Service) WarmClasses(ctx context.Context) error {
+	rooms, err := s.store.Rooms(ctx)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, room := range rooms {
+		if !room.Open() || n >= maxCachedClasses/2 {
+			continue
+		}
+		n++
+		_, unlock, err := s.catchUp(ctx, room.ID)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				continue // deleted meanwhile
+			}
+			return err
+		}
+		unlock()
+	}
+	return nil
 }
