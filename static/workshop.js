@@ -289,7 +289,6 @@
     // other news (a pace or chaos push that came meanwhile).
     var countdown = document.createElement("p");
     countdown.className = "ws-banner-countdown";
-    countdown.setAttribute("data-testid", "ws-banner-countdown");
     el.appendChild(countdown);
     document.body.insertBefore(el, document.body.firstChild);
     return { news: news, countdown: countdown };
