@@ -76,6 +76,9 @@ type LearnerProgress struct {
 	LessonsOpened []string
 	// LastSeen is the time of the learner's last event of any kind.
 	LastSeen time.Time
+	// Online is set by Service.ClassPage and Service.Learner (Service.Online):
+	// the learner has the room open now.
+	Online bool
 	// Label tells same-named learners apart: the name, and for the second
 	// "Ada" to join and later ones, " (2)", " (3)"…
 	Label string

@@ -141,7 +141,9 @@ func (s *Service) ClassPage(ctx context.Context, roomID int64, now time.Time, of
 	page := ClassPage{Room: class.Room, LastEventID: class.LastEventID, Learners: len(rows), Offset: offset,
 		Where: class.Where(), Passed: make(map[string]int), Pace: class.Pace, Chaos: class.Chaos, Countdown: class.Countdown}
 	for _, p := range rows[offset:min(offset+limit, len(rows))] {
-		page.Rows = append(page.Rows, p.clone())
+		q := p.clone()
+		q.Online = s.Online(q, now)
+		page.Rows = append(page.Rows, q)
 	}
 	for _, ex := range class.Room.Exercises {
 		page.Passed[ex] = class.Passed(ex)
@@ -169,7 +171,9 @@ func (s *Service) Learner(ctx context.Context, roomID, learnerID int64) (*Learne
 	if p == nil {
 		return nil, ErrNotFound
 	}
-	return p.clone(), nil
+	q := p.clone()
+	q.Online = s.Online(q, s.now())
+	return q, nil
 }
 
 // WarmClasses builds the class views of the open rooms now, so that the

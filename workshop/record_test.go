@@ -300,3 +300,24 @@ func TestRenameAndRemove_ReachTheClassView(t *testing.T) {
 		}
 	}
 }
+
+func TestOnline_AnOpenStreamOrARecentEvent(t *testing.T) {
+	svc, _ := newService(t)
+	room, ls := roomWith(t, svc, "Ada", "Bob")
+	later := time.Now().Add(workshop.OnlineWindow + time.Minute) // both joined long ago
+	disconnect := svc.Connect(ls[0].ID)
+	page, err := svc.ClassPage(t.Context(), room.ID, later, 0, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !page.Rows[0].Online || page.Rows[1].Online {
+		t.Errorf("Ada with a stream open: %t, Bob without: %t; want online, offline", page.Rows[0].Online, page.Rows[1].Online)
+	}
+	disconnect()
+	if page, _ := svc.ClassPage(t.Context(), room.ID, later, 0, 10, nil); page.Rows[0].Online {
+		t.Error("Ada is online after her stream closed")
+	}
+	if page, _ := svc.ClassPage(t.Context(), room.ID, time.Now(), 0, 10, nil); !page.Rows[1].Online {
+		t.Error("Bob, who just joined, is offline")
+	}
+}

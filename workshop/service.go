@@ -36,6 +36,8 @@ type Service struct {
 	seats map[int64]int  // learners per room, as last counted here
 	// classes are the rooms' class views, kept up to date (classcache.go).
 	classes map[int64]*cachedClass
+	// streams counts each learner's open streams here (presence.go).
+	streams map[int64]int
 }
 
 type inflightKey struct {
