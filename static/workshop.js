@@ -93,6 +93,18 @@
         count.textContent = rows.children.length;
       }
     });
+    // "remove": the instructor took a learner out of the room (data: the
+    // learner's id).
+    source.addEventListener("remove", function (ev) {
+      var row = rows.querySelector('tr[data-learner="' + String(ev.data).replace(/[^0-9]/g, "") + '"]');
+      if (row) {
+        row.remove();
+      }
+      var count = main.querySelector("[data-testid=ws-learner-count]");
+      if (count) {
+        count.textContent = rows.children.length;
+      }
+    });
     source.addEventListener("summary", function (ev) {
       summary.innerHTML = ev.data;
       if (ev.lastEventId) {
