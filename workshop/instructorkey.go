@@ -217,6 +217,9 @@ func (g *InstructorGate) Check(ctx context.Context, client, key string) (ok bool
 		}
 	}
 	stale := g.source != nil && now.Sub(g.loadedAt) >= keyRefresh
+	if stale {
+		g.loadedAt = now // one request reloads; the others use the key they have
+	}
 	want := g.key
 	g.mu.Unlock()
 	if stale {
@@ -248,7 +251,6 @@ func (g *InstructorGate) reload(ctx context.Context) []byte {
 	if err == nil && key != "" {
 		g.key = []byte(key)
 	}
-	g.loadedAt = g.now()
 	return g.key
 }
 
