@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"idemlab/internal/pgtest"
 	"idemlab/workshop"
 )
 
@@ -98,5 +99,35 @@ func TestParseServeConfig_InstructorKeyNeeds128Bits(t *testing.T) {
 	}
 	if _, err := parseServeConfig([]string{"-instructor-key", key, "-rotate-instructor-key"}, env, nil); err == nil {
 		t.Error("-instructor-key with -rotate-instructor-key accepted, want a usage error")
+	}
+}
+
+// Replicas on one PostgreSQL store print one instructor key, the first
+// start's, and a rotation on one is what the next start of another prints.
+func TestServe_ReplicasShareTheInstructorKey(t *testing.T) {
+	db := pgtest.Database(t)
+	key := func(s *runningServer) string {
+		link := instructorLink(t, s)
+		return link[strings.LastIndex(link, "key=")+4:]
+	}
+	a := startServe(t, "-database", db)
+	b := startServe(t, "-database", db)
+	first := key(a)
+	if got := key(b); got != first {
+		t.Fatalf("two replicas print keys %s and %s, want one", first, got)
+	}
+	if got := openInstructorLink(t, b.URL+"/workshop?key="+first); got != http.StatusSeeOther {
+		t.Errorf("the first replica's link on the second: %d, want 303", got)
+	}
+	if err := b.Stop(t); err != nil {
+		t.Fatal(err)
+	}
+	rotated := startServe(t, "-database", db, "-rotate-instructor-key")
+	if got := key(rotated); got == first {
+		t.Fatal("-rotate-instructor-key printed the old key")
+	}
+	next := startServe(t, "-database", db)
+	if got, want := key(next), key(rotated); got != want {
+		t.Errorf("a replica started after the rotation prints %s, want the rotated %s", got, want)
 	}
 }
