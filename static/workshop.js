@@ -6,8 +6,8 @@
 // made here, waits in localStorage ("idemlab.workshop.queue") and is
 // retried with backoff until the server acknowledges it; the server stores
 // key and event in one transaction, so a retry never counts twice. It
-// reports what only the page sees (a lesson opened, a goal met, a quiz
-// answered, a hint opened, a chaos re-run), which the server labels as
+// reports what only the page sees (a lesson opened, a goal met, a quiz or
+// prediction answered, a hint opened, a chaos re-run), which the server labels as
 // reported by the browser; checks are recorded by the server when it runs
 // them, never from here.
 //
@@ -479,6 +479,31 @@
     scan();
   }
 
+  // reportPredictions sends a "predict, then run" answer once per
+  // playground and lesson: the server draws the answer (a
+  // pg-predict-result with data-correct) in the playground's figure.
+  function reportPredictions(room, lesson) {
+    function scan() {
+      Array.prototype.forEach.call(document.querySelectorAll("[data-testid=pg-predict-result][data-correct]"), function (el) {
+        var fig = el.closest("[data-pg]");
+        if (!fig || !fig.id) {
+          return;
+        }
+        var key = lesson + "/" + fig.id;
+        var r = store.get(ROOM_KEY) || room;
+        var done = r.predictions || [];
+        if (done.indexOf(key) >= 0) {
+          return;
+        }
+        r.predictions = done.concat([key]).slice(-200);
+        store.set(ROOM_KEY, r);
+        enqueue({ kind: "prediction_made", lesson: lesson, prediction: slugOf(fig.id), correct: el.getAttribute("data-correct") === "true" });
+      });
+    }
+    new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
+    scan();
+  }
+
   function followPushes(room, parts) {
     var news = parts.news;
     var after = room.after || 0;
@@ -560,6 +585,9 @@
     reportGoals(room, m ? decodeURIComponent(m[1]) : "");
     reportChaosAfterLoad();
     if (m) {
+      reportPredictions(room, decodeURIComponent(m[1]));
+    }
+    if (m) {
       // A quiz question is answered when the learner picks a choice (its
       // radio group); it is sent once per question and page.
       Array.prototype.forEach.call(document.querySelectorAll("ol.quiz > li"), function (q, i) {
@@ -595,6 +623,7 @@
         hand: prev.hand,
         goals: prev.code === roomPage.getAttribute("data-ws-code") ? prev.goals : undefined,
         chaosScripts: prev.code === roomPage.getAttribute("data-ws-code") ? prev.chaosScripts : undefined,
+        predictions: prev.code === roomPage.getAttribute("data-ws-code") ? prev.predictions : undefined,
       });
     }
     var room = store.get(ROOM_KEY);

@@ -37,6 +37,12 @@ type ExerciseProgress struct {
 	History []Attempt
 }
 
+// Prediction is a learner's answer to a "predict, then run" question.
+type Prediction struct {
+	Correct bool
+	Source  Source // who reported it
+}
+
 // Attempt is one check of one exercise, as the server recorded it.
 type Attempt struct {
 	EventID        int64
@@ -66,12 +72,14 @@ type LearnerProgress struct {
 	ChaosRuns map[string]bool
 	// Order is the learner's place in joining order, from 0.
 	Order int
-	// Goals are the goals the learner's browser reported met ("lesson/goal"),
-	// Quizzes the quiz questions it reported answered ("lesson/question" →
-	// answered right, when graded). Both are SourceBrowser: a view labels
-	// them as reported by the browser.
-	Goals   map[string]bool
-	Quizzes map[string]bool
+	// Goals are the goals met ("lesson/goal" → who reported it: a view
+	// labels SourceBrowser as reported by the browser), Quizzes the quiz
+	// questions answered and Predictions the "predict, then run" questions
+	// ("lesson/question" or "lesson/playground" → answered right; quizzes
+	// are from the browser, predictions from either).
+	Goals       map[string]Source
+	Quizzes     map[string]bool
+	Predictions map[string]Prediction
 	// LessonsOpened are the lessons the learner opened, in first-opened order.
 	LessonsOpened []string
 	// LastSeen is the time of the learner's last event of any kind.
@@ -205,9 +213,20 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 	case KindGoalReached:
 		p.LastProgress = e.At
 		if p.Goals == nil {
-			p.Goals = make(map[string]bool)
+			p.Goals = make(map[string]Source)
 		}
-		p.Goals[e.Lesson+"/"+e.Item] = true
+		if k := e.Lesson + "/" + e.Item; p.Goals[k] != SourceServer { // the server's word stands
+			p.Goals[k] = e.Reporter()
+		}
+	case KindPredictionMade:
+		p.LastProgress = e.At
+		if p.Predictions == nil {
+			p.Predictions = make(map[string]Prediction)
+		}
+		k := e.Lesson + "/" + e.Item
+		if old, answered := p.Predictions[k]; !answered || old.Source != SourceServer && e.Reporter() == SourceServer {
+			p.Predictions[k] = Prediction{Correct: e.Passed, Source: e.Reporter()} // the first answer is the prediction
+		}
 	case KindQuizAnswered:
 		p.LastProgress = e.At
 		if p.Quizzes == nil {
@@ -441,6 +460,7 @@ func (p *LearnerProgress) clone() *LearnerProgress {
 	q.ChaosRuns = maps.Clone(p.ChaosRuns)
 	q.Goals = maps.Clone(p.Goals)
 	q.Quizzes = maps.Clone(p.Quizzes)
+	q.Predictions = maps.Clone(p.Predictions)
 	q.LessonsOpened = slices.Clone(p.LessonsOpened)
 	return &q
 }

@@ -24,6 +24,9 @@ const (
 	KindQuizAnswered    Kind = "quiz_answered"    // Lesson, Item: the question, Passed: answered right (if graded)
 	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script, Playground: its playground state; recorded by the server
 	KindHintUsed        Kind = "hint_used"        // Exercise, Number: which hint
+	// KindPredictionMade: a "predict, then run" question answered: Lesson,
+	// Item: the playground's id on the page, Passed: the prediction was right.
+	KindPredictionMade Kind = "prediction_made"
 	KindHandRaised      Kind = "hand_raised"
 	KindHandLowered     Kind = "hand_lowered"
 	// KindChaosRun is a learner's playground re-run after a chaos push:
@@ -72,7 +75,7 @@ func (k Kind) Push() bool {
 }
 
 // learnerKinds are the kinds a learner's browser may send.
-var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
+var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindPredictionMade, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
 
 // Source says who vouches for an event.
 type Source string
@@ -143,6 +146,7 @@ type eventBody struct {
 	Push           int64  `json:"push,omitempty"`
 	Handler        string `json:"handler,omitempty"`
 	Survived       *bool  `json:"survived,omitempty"`
+	Prediction     string `json:"prediction,omitempty"`
 }
 
 // DecodeEvent reads a learner's event from its JSON body, such as
@@ -203,12 +207,12 @@ func (b eventBody) event() (Event, error) {
 	}
 	forbid := map[string]bool{"lesson": b.Lesson != "", "goal": b.Goal != "", "quiz": b.Quiz != "", "correct": b.Correct != nil,
 		"exercise": b.Exercise != "", "passed": b.Passed != nil, "counterexample": b.Counterexample != "", "playground": b.Playground != "", "hint": b.Hint != 0,
-		"push": b.Push != 0, "handler": b.Handler != "", "survived": b.Survived != nil}
+		"push": b.Push != 0, "handler": b.Handler != "", "survived": b.Survived != nil, "prediction": b.Prediction != ""}
 	allow := func(fields ...string) error {
 		for _, f := range fields {
 			delete(forbid, f)
 		}
-		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "playground", "hint", "push", "handler", "survived"} {
+		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "playground", "hint", "push", "handler", "survived", "prediction"} {
 			if forbid[f] {
 				return inputErrorf(f, "%s has no %s", b.Kind, f)
 			}
@@ -230,6 +234,13 @@ func (b eventBody) event() (Event, error) {
 		// quiz (the answer revealed) leaves it out.
 		err = errors.Join(allow("lesson", "quiz", "correct"), need("lesson", b.Lesson), need("quiz", b.Quiz))
 		e.Lesson, e.Item = b.Lesson, b.Quiz
+		e.Passed = b.Correct != nil && *b.Correct
+	case KindPredictionMade:
+		err = errors.Join(allow("lesson", "prediction", "correct"), need("lesson", b.Lesson), need("prediction", b.Prediction))
+		if err == nil && b.Correct == nil {
+			err = inputErrorf("correct", "prediction_made needs correct: true or false")
+		}
+		e.Lesson, e.Item = b.Lesson, b.Prediction
 		e.Passed = b.Correct != nil && *b.Correct
 	case KindHintUsed:
 		err = errors.Join(allow("exercise", "hint"), need("exercise", b.Exercise))

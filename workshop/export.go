@@ -85,17 +85,19 @@ type Export struct {
 	Timeline  []Moment    `json:"timeline,omitempty"`
 }
 
-// GoalRow is one goal a learner's browser reported met, or one quiz
-// question it reported answered (Quiz, with Correct when graded). Source
-// is always "browser": the server did not see it happen.
+// GoalRow is one goal met, one quiz question answered (Quiz, with Correct
+// when graded) or one "predict, then run" question answered (Prediction:
+// the playground's id, with Correct). Source says who reported it:
+// "browser" when the server did not see it happen.
 type GoalRow struct {
-	Learner   string `json:"learner"`
-	LearnerID int64  `json:"learner_id"`
-	Lesson    string `json:"lesson"`
-	Goal      string `json:"goal,omitempty"`
-	Quiz      string `json:"quiz,omitempty"`
-	Correct   *bool  `json:"correct,omitempty"`
-	Source    Source `json:"source"`
+	Learner    string `json:"learner"`
+	LearnerID  int64  `json:"learner_id"`
+	Lesson     string `json:"lesson"`
+	Goal       string `json:"goal,omitempty"`
+	Quiz       string `json:"quiz,omitempty"`
+	Prediction string `json:"prediction,omitempty"`
+	Correct    *bool  `json:"correct,omitempty"`
+	Source     Source `json:"source"`
 }
 
 // GoalRows lists the goals met and quiz questions answered, per learner in
@@ -106,7 +108,12 @@ func (c *Class) GoalRows() []GoalRow {
 		p := c.learners[id]
 		for _, k := range slices.Sorted(maps.Keys(p.Goals)) {
 			lesson, goal, _ := strings.Cut(k, "/")
-			rows = append(rows, GoalRow{Learner: p.Label, LearnerID: id, Lesson: lesson, Goal: goal, Source: SourceBrowser})
+			rows = append(rows, GoalRow{Learner: p.Label, LearnerID: id, Lesson: lesson, Goal: goal, Source: p.Goals[k]})
+		}
+		for _, k := range slices.Sorted(maps.Keys(p.Predictions)) {
+			lesson, item, _ := strings.Cut(k, "/")
+			pr := p.Predictions[k]
+			rows = append(rows, GoalRow{Learner: p.Label, LearnerID: id, Lesson: lesson, Prediction: item, Correct: &pr.Correct, Source: pr.Source})
 		}
 		for _, k := range slices.Sorted(maps.Keys(p.Quizzes)) {
 			lesson, quiz, _ := strings.Cut(k, "/")
@@ -145,7 +152,7 @@ func (c *Class) moment(e Event) Moment {
 		m.Learner = p.Label
 	}
 	switch e.Kind {
-	case KindExerciseChecked, KindQuizAnswered, KindChaosRun:
+	case KindExerciseChecked, KindQuizAnswered, KindChaosRun, KindPredictionMade:
 		passed := e.Passed
 		m.Passed = &passed
 	}

@@ -321,3 +321,51 @@ func TestOnline_AnOpenStreamOrARecentEvent(t *testing.T) {
 		t.Error("Bob, who just joined, is offline")
 	}
 }
+
+func TestRecordRendered_GoalsAndPredictionsTheServerDrew(t *testing.T) {
+	svc, store := newService(t)
+	room, ls := roomWith(t, svc, "Ada")
+	ada := ls[0]
+	for range 2 { // the same state drawn twice: one event
+		if _, err := svc.RecordRendered(t.Context(), ada, workshop.Event{Kind: workshop.KindGoalReached, Lesson: "l1", Item: "first-duplicate"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc.Record(t.Context(), ada, "browser-goal-1", workshop.Event{Kind: workshop.KindGoalReached, Lesson: "l1", Item: "first-duplicate"})
+	svc.Record(t.Context(), ada, "browser-goal-2", workshop.Event{Kind: workshop.KindGoalReached, Lesson: "l1", Item: "only-browser"})
+	if _, err := svc.RecordRendered(t.Context(), ada, workshop.Event{Kind: workshop.KindPredictionMade, Lesson: "l2", Item: "pg-1", Passed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.RecordRendered(t.Context(), ada, workshop.Event{Kind: workshop.KindPredictionMade, Lesson: "l2", Item: "pg-1"}); err != nil {
+		t.Errorf("a second, different answer: %v, want the first to stand quietly", err)
+	}
+	if _, err := svc.RecordRendered(t.Context(), ada, workshop.Event{Kind: workshop.KindGoalReached, Lesson: "elsewhere", Item: "g"}); !errors.Is(err, workshop.ErrNotInRoom) {
+		t.Errorf("a goal outside the room: %v, want ErrNotInRoom", err)
+	}
+	p, err := svc.Learner(t.Context(), room.ID, ada.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Goals["l1/first-duplicate"] != workshop.SourceServer || p.Goals["l1/only-browser"] != workshop.SourceBrowser {
+		t.Errorf("goals %v: want the server's word for first-duplicate, the browser's for only-browser", p.Goals)
+	}
+	if pr := p.Predictions["l2/pg-1"]; !pr.Correct || pr.Source != workshop.SourceServer {
+		t.Errorf("prediction %+v, want right, from the server", pr)
+	}
+	evs, _ := store.Events(t.Context(), room.ID, 0, false, 100)
+	n := 0
+	for _, e := range evs {
+		if e.Kind == workshop.KindGoalReached && e.Item == "first-duplicate" && e.Source == workshop.SourceServer {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d server goal events for one goal drawn twice, want 1", n)
+	}
+	if e, err := workshop.DecodeEvent(strings.NewReader(`{"kind":"prediction_made","lesson":"l2","prediction":"pg-1","correct":false}`)); err != nil || e.Kind != workshop.KindPredictionMade || e.Item != "pg-1" {
+		t.Errorf("a browser's prediction: %+v, %v", e, err)
+	}
+	if _, err := workshop.DecodeEvent(strings.NewReader(`{"kind":"prediction_made","lesson":"l2","prediction":"pg-1"}`)); err == nil {
+		t.Error("a prediction without correct decodes")
+	}
+}

@@ -304,6 +304,37 @@ func (s *Service) Record(ctx context.Context, l Learner, key Key, e Event) (Even
 	return stored, replayed, err
 }
 
+// RecordRendered records what the server itself rendered for a learner in
+// a room: a goal the playground state it drew meets (KindGoalReached:
+// Lesson, Item: the goal) or the answer to a "predict, then run" question
+// it drew (KindPredictionMade: Lesson, Item: the playground's id, Passed:
+// right), as Source server. Each is recorded once per learner (its natural
+// key): drawing the same state again is a replay. It is not charged to the
+// seat's share of events, and refuses lessons outside the room
+// (ErrNotInRoom), which web ignores.
+func (s *Service) RecordRendered(ctx context.Context, l Learner, e Event) (Event, error) {
+	if e.Kind != KindGoalReached && e.Kind != KindPredictionMade {
+		return Event{}, inputErrorf("kind", "the server records goals and predictions it rendered, not %s", e.Kind)
+	}
+	if err := errors.Join(checkSlug("lesson", e.Lesson), checkSlug("item", e.Item)); err != nil || e.Lesson == "" || e.Item == "" {
+		return Event{}, inputErrorf("item", "a rendered goal or prediction names its lesson and its id")
+	}
+	room, err := s.room(ctx, l.RoomID)
+	if err != nil {
+		return Event{}, err
+	}
+	if err := checkInRoom(room, e); err != nil {
+		return Event{}, err
+	}
+	e = Event{Kind: e.Kind, RoomID: l.RoomID, LearnerID: l.ID, Lesson: e.Lesson, Item: e.Item, Passed: e.Passed && e.Kind == KindPredictionMade, Source: SourceServer}
+	// '#' is in no client's key (ParseKey): the natural key is the server's.
+	stored, _, err := s.append(ctx, Key("#"+string(e.Kind)+":"+e.Lesson+"/"+e.Item), e)
+	if errors.Is(err, ErrKeyReused) {
+		return stored, nil // a prediction answered again differently: the first answer stands
+	}
+	return stored, err
+}
+
 // Push appends an instructor's push (pace, countdown, chaos) to a room.
 func (s *Service) Push(ctx context.Context, roomID int64, key Key, e Event) (Event, bool, error) {
 	if !e.Kind.Push() || e.Kind == KindRoomEnded {
