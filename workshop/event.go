@@ -27,8 +27,8 @@ const (
 	// KindPredictionMade: a "predict, then run" question answered: Lesson,
 	// Item: the playground's id on the page, Passed: the prediction was right.
 	KindPredictionMade Kind = "prediction_made"
-	KindHandRaised      Kind = "hand_raised"
-	KindHandLowered     Kind = "hand_lowered"
+	KindHandRaised     Kind = "hand_raised"
+	KindHandLowered    Kind = "hand_lowered"
 	// KindChaosRun is a learner's playground re-run after a chaos push:
 	// Number: the push's event id, Item: the handler (its playground and
 	// name), Passed: the handler held before the fault and still holds.
