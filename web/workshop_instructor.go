@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"fmt"
 	"idemlab/web/site"
 	"net/http"
@@ -35,7 +34,10 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 		if err != nil {
 			return err
 		}
-		if subtle.ConstantTimeCompare([]byte(key), ws.key) != 1 {
+		if err := s.checkInstructorKey(r, ws, key); err != nil {
+			if isRateRefusal(err) {
+				return err
+			}
 			return wsError(http.StatusForbidden, "key", "This instructor link's key is wrong. Copy the link the server printed when it started.")
 		}
 		s.setCookie(w, ws, instructorCookie, key, 0)
