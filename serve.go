@@ -493,7 +493,12 @@ func openWorkshop(ctx context.Context, f workshopFlags, logger *slog.Logger) (*w
 			logger.Warn("building the open rooms' class views", "err", err)
 		}
 	}()
-	return &web.WorkshopConfig{Service: svc, InstructorKey: key}, store.Close, nil
+	var source workshop.KeySource // a kept key may be rotated while serving
+	if keptIn != "" {
+		source, _ = f.keySource(pg)
+	}
+	gate := workshop.NewInstructorGate(key, source, nil)
+	return &web.WorkshopConfig{Service: svc, InstructorKey: key, Gate: gate}, store.Close, nil
 }
 
 // storeName says where workshops are kept, for the start-up message.

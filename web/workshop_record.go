@@ -123,6 +123,7 @@ func (s *Server) recordCheck(r *http.Request, c workshop.Check) {
 // counterexample's query for a failure or the passing handler's for a pass.
 func checkRecord(spec *lessons.ExerciseSpec, handler string, res *playground.CheckResult) workshop.Check {
 	c := workshop.Check{Exercise: spec.ID, Passed: res.Passed}
+	handler = strings.TrimSpace(handler) // as the playground reads it
 	switch ce := res.Counterexample; {
 	case ce != nil:
 		c.Counterexample = ce.Script
