@@ -73,7 +73,7 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 
 // workshopRoutes are the routes of workshop mode, part of the one route list.
 func (s *Server) workshopRoutes() []route {
-	return []route{
+	return append([]route{
 		{"GET /workshop", s.handle(s.serveInstructorHome)},
 		{"POST /workshop/rooms", s.handle(s.serveCreateRoom)},
 		{"GET /workshop/rooms/{id}", s.handle(s.serveClassView)},
@@ -91,7 +91,7 @@ func (s *Server) workshopRoutes() []route {
 		{"GET /api/v1/room", s.handle(s.serveLearnerAPI)},
 		{"POST /api/v1/room/events", s.handle(s.serveLearnerEvent)},
 		{"GET /api/v1/room/stream", s.handle(s.serveLearnerStream)},
-	}
+	}, s.drillRoutes()...) // workshop_drill.go
 }
 
 // workshopOn returns the workshop state, or a 404 when workshop mode is off.
