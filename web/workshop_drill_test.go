@@ -34,7 +34,7 @@ func TestWorkshop_DrillDownRenameAndRemove(t *testing.T) {
 	learners, _ := ws.store.Learners(t.Context(), id)
 	adaID, ada2ID := learners[0].ID, learners[1].ID
 	drill := ws.srv.URL + learnerPath(id, adaID)
-	if href := ws.classDoc(t, inst, id).Find(`tr[data-learner="` + strconv.FormatInt(adaID, 10) + `"] ` + testID("ws-row-drill")).AttrOr("href", ""); href != learnerPath(id, adaID) {
+	if href := ws.classDoc(t, inst, id).Find(`tr[data-learner="`+strconv.FormatInt(adaID, 10)+`"] `+testID("ws-row-drill")).AttrOr("href", ""); href != learnerPath(id, adaID) {
 		t.Errorf("the row links %q, want the drill-down", href)
 	}
 	resp := get(t, inst, drill)
