@@ -61,11 +61,14 @@ func (s *Server) seat(r *http.Request) (workshop.Learner, bool) {
 	e, ok := ws.seats.seats[tok]
 	ws.seats.mu.Unlock()
 	if ok && now.Before(e.until) {
-		return e.learner, true
+		return e.learner, e.learner.ID != 0 // 0: a token known to be no seat
 	}
 	_, l, err := ws.svc.Resume(r.Context(), tok)
+	if err != nil && !errors.Is(err, workshop.ErrNotFound) {
+		return workshop.Learner{}, false // the store is away: ask again next time
+	}
 	if err != nil {
-		return workshop.Learner{}, false
+		l = workshop.Learner{}
 	}
 	ws.seats.mu.Lock()
 	if ws.seats.seats == nil || len(ws.seats.seats) >= maxSeatCache {
@@ -73,7 +76,7 @@ func (s *Server) seat(r *http.Request) (workshop.Learner, bool) {
 	}
 	ws.seats.seats[tok] = seatEntry{learner: l, until: now.Add(seatTTL)}
 	ws.seats.mu.Unlock()
-	return l, true
+	return l, l.ID != 0
 }
 
 // forgetSeat drops a learner's remembered seat (removed from the room).
