@@ -19,8 +19,8 @@
 //
 //	-addr HOST:PORT  -lessons DIR  -public-url URL  -base-path PATH
 //	-frame-ancestors ORIGINS  -log-format text|json  -trust-proxy
-//	-debug-addr HOST:PORT  -instructor-key KEY  -data DIR  -database URL
-//	-retention AGE  -ledger-database URL  -ledgers-in-workshop-database
+//	-debug-addr HOST:PORT  -instructor-key KEY  -rotate-instructor-key  -data DIR
+//	-database URL  -retention AGE  -ledger-database URL  -ledgers-in-workshop-database
 //	-ledger-prefix PREFIX  -ledger-pool N  -share-rate N  -share-burst N
 //	-share-seats N  -conns-per-address N
 //

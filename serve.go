@@ -265,7 +265,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger.Info("serving", "addr", listener.Addr().String(), "url", openURL,
 		"lessons", len(course.Lessons), "source", courseSource(cfg.LessonsDir), "version", buildVersion())
 	fmt.Fprintf(stdout, "Idemlab is serving the course at %s\n", openURL)
-	fmt.Fprintf(stdout, "Instructor link (keep it to yourself): %sworkshop?key=%s\n", openURL, cfg.Workshop.InstructorKey)
+	fmt.Fprintf(stdout, "Instructor link (keep it to yourself): %sworkshop?key=%s\n", openURL, workshopCfg.InstructorKey)
 	fmt.Fprintf(stdout, "Workshop data: %s\n", cfg.Workshop.storeName())
 
 	select {
@@ -312,6 +312,8 @@ type workshopFlags struct {
 	// every replica, instead of the SQLite file in DataDir.
 	DatabaseURL string
 	Retention   time.Duration
+	// RotateKey replaces the kept instructor key at start.
+	RotateKey bool
 }
 
 const defaultRetention = 30 * 24 * time.Hour
@@ -360,7 +362,8 @@ func parseRetention(s string) (time.Duration, error) {
 // addWorkshopFlags declares serve's workshop flags on fs.
 func addWorkshopFlags(fs *flag.FlagSet, getenv func(string) string, f *workshopFlags) {
 	f.Retention = defaultRetention
-	fs.StringVar(&f.InstructorKey, "instructor-key", getenv("IDEMLAB_INSTRUCTOR_KEY"), "`KEY`: the secret of the instructor link, at least 16 characters (env IDEMLAB_INSTRUCTOR_KEY; default: a random key, printed at start)")
+	fs.StringVar(&f.InstructorKey, "instructor-key", getenv("IDEMLAB_INSTRUCTOR_KEY"), "`KEY`: the secret of the instructor link, at least 32 hexadecimal digits (128 bits), such as `openssl rand -hex 16` prints (env IDEMLAB_INSTRUCTOR_KEY; default: a random key made once and kept in the -data folder, or in the -database store for replicas, printed at each start)")
+	fs.BoolVar(&f.RotateKey, "rotate-instructor-key", getenv("IDEMLAB_ROTATE_INSTRUCTOR_KEY") == "1", "replace the kept instructor key with a new random one at start and print it: the old link stops working (env IDEMLAB_ROTATE_INSTRUCTOR_KEY=1)")
 	fs.StringVar(&f.DataDir, "data", getenv("IDEMLAB_DATA"), "`DIR`: the folder of the workshop database, created with the first room (env IDEMLAB_DATA; default: the user's state folder)")
 	fs.StringVar(&f.DatabaseURL, "database", getenv("IDEMLAB_DATABASE"), "keep workshops in the PostgreSQL database at `URL`, postgres://…, shared by every replica (env IDEMLAB_DATABASE; default: SQLite in the -data folder)")
 	fs.Var(retentionFlag{&f.Retention}, "retention", "delete rooms and their data this long (`AGE`) after they were created, e.g. 30d or 12h (env IDEMLAB_RETENTION; default 30d)")
@@ -386,14 +389,49 @@ func (f *workshopFlags) resolve(getenv func(string) string, retentionSet bool) e
 		}
 		f.DataDir = dir
 	}
-	if f.InstructorKey == "" {
-		var b [16]byte
-		rand.Read(b[:])
-		f.InstructorKey = hex.EncodeToString(b[:])
-	} else if len(f.InstructorKey) < 16 || strings.ContainsAny(f.InstructorKey, " ;,\"\\") {
-		return usagef("serve: -instructor-key: at least 16 characters, without spaces, quotes, commas, semicolons or backslashes")
+	if f.InstructorKey != "" {
+		if f.RotateKey {
+			return usagef("serve: -rotate-instructor-key replaces the kept key, and -instructor-key (or IDEMLAB_INSTRUCTOR_KEY) chooses one instead; give one")
+		}
+		if err := workshop.CheckInstructorKey(f.InstructorKey); err != nil {
+			return usagef("serve: -%v", err)
+		}
 	}
 	return nil
+}
+
+// keySource is where the instructor key is kept: the PostgreSQL store,
+// which every replica shares, or a file in the data folder.
+func (f workshopFlags) keySource(pg *pgstore.Store) (workshop.KeySource, string) {
+	if pg != nil {
+		return pg, "the workshop store (" + pgstore.Describe(f.DatabaseURL) + ")"
+	}
+	path := filepath.Join(f.DataDir, workshop.KeyFileName)
+	return workshop.KeyFile(path), path
+}
+
+// instructorKey returns the key of the instructor link: the chosen one, or
+// the kept one (made at the first start, replaced with -rotate-instructor-key).
+func (f workshopFlags) instructorKey(ctx context.Context, pg *pgstore.Store) (key, keptIn string, err error) {
+	if f.InstructorKey != "" {
+		return f.InstructorKey, "", nil
+	}
+	source, where := f.keySource(pg)
+	if f.RotateKey {
+		key = workshop.NewInstructorKey()
+		if err := source.SetInstructorKey(ctx, key); err != nil {
+			return "", "", fmt.Errorf("serve: rotating the instructor key in %s: %w", where, err)
+		}
+		return key, where, nil
+	}
+	key, err = source.InstructorKey(ctx, workshop.NewInstructorKey(), true)
+	if err != nil {
+		return "", "", fmt.Errorf("serve: the instructor key in %s: %w", where, err)
+	}
+	if err := workshop.CheckInstructorKey(key); err != nil {
+		return "", "", fmt.Errorf("serve: the instructor key kept in %s is not a key this server accepts (%v); start once with -rotate-instructor-key to replace it", where, err)
+	}
+	return key, where, nil
 }
 
 // defaultDataDir is the user's state folder: $XDG_STATE_HOME/idemlab, else
@@ -433,12 +471,34 @@ func openWorkshop(ctx context.Context, f workshopFlags, logger *slog.Logger) (*w
 		}
 		store = lite
 	}
+	key, keptIn, err := f.instructorKey(ctx, pg)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	switch {
+	case f.RotateKey:
+		logger.Info("instructor key rotated", "kept_in", keptIn)
+	case keptIn != "":
+		logger.Info("instructor key", "kept_in", keptIn)
+	}
 	svc := workshop.NewService(store, nil)
 	if pg != nil {
 		go pg.Listen(ctx, svc.Hub(), logger)
 	}
 	go sweepExpiredRooms(ctx, svc, f.Retention, logger)
-	return &web.WorkshopConfig{Service: svc, InstructorKey: f.InstructorKey}, store.Close, nil
+	go func() {
+		// The open rooms' class views, built before an instructor asks.
+		if err := svc.WarmClasses(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("building the open rooms' class views", "err", err)
+		}
+	}()
+	var source workshop.KeySource // a kept key may be rotated while serving
+	if keptIn != "" {
+		source, _ = f.keySource(pg)
+	}
+	gate := workshop.NewInstructorGate(key, source, nil)
+	return &web.WorkshopConfig{Service: svc, InstructorKey: key, Gate: gate}, store.Close, nil
 }
 
 // storeName says where workshops are kept, for the start-up message.

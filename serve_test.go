@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,11 +40,13 @@ func (b *syncBuffer) String() string {
 
 // runningServer is `idemlab serve` started through run, as a person would.
 type runningServer struct {
-	URL    string // "http://127.0.0.1:PORT", no trailing slash
-	Stderr *syncBuffer
-	stop   context.CancelFunc
-	done   chan struct{} // closed when run has returned
-	err    error         // what run returned; read after done
+	URL string // "http://127.0.0.1:PORT", no trailing slash
+	// InstructorLink is the instructor link serve printed.
+	InstructorLink atomic.Value // string
+	Stderr         *syncBuffer
+	stop           context.CancelFunc
+	done           chan struct{} // closed when run has returned
+	err            error         // what run returned; read after done
 }
 
 // Stop cancels run's context, as SIGINT would, and returns run's error.
@@ -67,8 +70,11 @@ func startServe(t testing.TB, args ...string) *runningServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	stdoutReader, stdoutWriter := io.Pipe()
 	s := &runningServer{Stderr: &syncBuffer{}, stop: cancel, done: make(chan struct{})}
+	dataDir := t.TempDir()
 	go func() {
-		s.err = run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), stdoutWriter, s.Stderr)
+		// A folder of the test's own for the kept instructor key (args may
+		// name another: the last -data wins).
+		s.err = run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0", "-data", dataDir}, args...), stdoutWriter, s.Stderr)
 		stdoutWriter.Close()
 		close(s.done)
 	}()
@@ -79,6 +85,9 @@ func startServe(t testing.TB, args ...string) *runningServer {
 		for scanner.Scan() {
 			if rest, ok := strings.CutPrefix(scanner.Text(), "Idemlab is serving the course at "); ok {
 				urls <- strings.TrimRight(rest, "/")
+			}
+			if rest, ok := strings.CutPrefix(scanner.Text(), "Instructor link (keep it to yourself): "); ok {
+				s.InstructorLink.Store(rest)
 			}
 		}
 		close(urls)

@@ -19,7 +19,7 @@ import (
 	"idemlab/workshop/sqlitestore"
 )
 
-const killTestKey = "kill-test-instructor-key"
+const killTestKey = "6b696c6c2d746573742d6b65792d3031" // hex of "kill-test-key-01"
 
 // startServer runs `idemlab serve` with args as a real process on a free
 // port and returns it with its base URL.

@@ -202,7 +202,10 @@
           return;
         }
         var message = typeof r.json.error === "string" ? r.json.error : "the server answered " + r.status;
-        if (r.status === 429) {
+        if (r.status === 429 && typeof r.json.error === "string" && !/busy/.test(r.json.error)) {
+          // Over this learner's own fair share, not a busy checker: say so.
+          message = "Not checked yet: " + r.json.error + " Your handler is kept.";
+        } else if (r.status === 429) {
           message = "The checker is busy with other learners. Your handler is kept: press Check again in a second.";
         } else {
           message = "Not checked: " + message + ".";

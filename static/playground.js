@@ -189,6 +189,12 @@
         // 422, the run stopped at its budget, the playground saying so:
         // both are swapped in like any state.
         var rejected = resp.status === 400;
+        if (resp.status === 429) {
+          // Over the fair share: this click waits, the playground stays.
+          var refused = new Error("status 429");
+          refused.retryAfter = parseInt(resp.headers.get("Retry-After") || "", 10) || 1;
+          throw refused;
+        }
         if (!resp.ok && !rejected && resp.status !== 422) {
           throw new Error("status " + resp.status);
         }
@@ -256,10 +262,38 @@
         }
         return next;
       })
-      .catch(function () {
+      .catch(function (err) {
+        if (err && err.retryAfter) {
+          fig.removeAttribute("aria-busy");
+          pgRateNotice(fig, err.retryAfter);
+          return fig;
+        }
         // The server explains what went wrong (a 400 page) on a full load.
         window.location.assign(url.href);
       });
+  }
+
+  // pgRateNotice says, in the playground, that a click was refused for
+  // going over the fair share and when to try again; the playground keeps
+  // its state (never a whole error page).
+  function pgRateNotice(fig, seconds) {
+    var note = fig.querySelector("[data-rate-notice]");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "pg-rate-notice";
+      note.setAttribute("role", "status");
+      note.setAttribute("data-rate-notice", "");
+      fig.insertBefore(note, fig.firstChild);
+    }
+    note.setAttribute("data-retry-after", String(seconds));
+    note.textContent = "Too many runs from you in a short time, so this click was not run. Your playground is as it was: try again in " +
+      seconds + (seconds === 1 ? " second." : " seconds.");
+    window.clearTimeout(note._idemlabTimer);
+    note._idemlabTimer = window.setTimeout(function () {
+      if (note.isConnected) {
+        note.remove();
+      }
+    }, seconds * 1000 + 4000);
   }
 
   // A closed control panel holds only a link to this state with it open;

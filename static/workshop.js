@@ -5,9 +5,14 @@
 // sends progress events at least once: each event gets an Idempotency-Key
 // made here, waits in localStorage ("idemlab.workshop.queue") and is
 // retried with backoff until the server acknowledges it; the server stores
-// key and event in one transaction, so a retry never counts twice.
+// key and event in one transaction, so a retry never counts twice. It
+// reports what only the page sees (a lesson opened, a goal met, a quiz or
+// prediction answered, a hint opened, a chaos re-run), which the server labels as
+// reported by the browser; checks are recorded by the server when it runs
+// them, never from here.
 //
-// On the instructor's class view it keeps the table live from the stream.
+// On the instructor's class view it keeps the table live from the stream,
+// and keeps the scroll position and the forms' choices across a push.
 (function () {
   "use strict";
 
@@ -88,11 +93,72 @@
         count.textContent = rows.children.length;
       }
     });
+    // "remove": the instructor took a learner out of the room (data: the
+    // learner's id).
+    source.addEventListener("remove", function (ev) {
+      var row = rows.querySelector('tr[data-learner="' + String(ev.data).replace(/[^0-9]/g, "") + '"]');
+      if (row) {
+        row.remove();
+      }
+      var count = main.querySelector("[data-testid=ws-learner-count]");
+      if (count) {
+        count.textContent = rows.children.length;
+      }
+    });
     source.addEventListener("summary", function (ev) {
       summary.innerHTML = ev.data;
       if (ev.lastEventId) {
         last = ev.lastEventId;
       }
+    });
+  }
+
+  // keepPlaceAcrossPushes: a push is a form POST answered with a redirect
+  // to the class view, which loads at the top with every select reset.
+  // The scroll position and the controls' values are kept for that one
+  // load (sessionStorage), so the instructor stays where they were.
+  var PLACE_KEY = "idemlab.workshop.class-place";
+
+  function keepPlaceAcrossPushes(main) {
+    var place = null;
+    try {
+      place = JSON.parse(window.sessionStorage.getItem(PLACE_KEY) || "null");
+      window.sessionStorage.removeItem(PLACE_KEY);
+    } catch (e) {
+      place = null;
+    }
+    if (place && place.path === window.location.pathname) {
+      Object.keys(place.values || {}).forEach(function (id) {
+        var el = document.getElementById(id);
+        if (el && (el.tagName === "SELECT" || el.tagName === "INPUT")) {
+          el.value = place.values[id];
+        }
+      });
+      window.scrollTo(0, place.y || 0);
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("form[method=post]"), function (form) {
+      form.addEventListener("submit", function (ev) {
+        var values = {};
+        Array.prototype.forEach.call(main.querySelectorAll("select[id], input[id][type=number]"), function (el) {
+          values[el.id] = el.value;
+        });
+        try {
+          window.sessionStorage.setItem(PLACE_KEY, JSON.stringify({ path: window.location.pathname, y: window.scrollY, values: values }));
+        } catch (e) {
+          /* storage blocked: the page loads at the top, as without JavaScript */
+        }
+        // A form with several buttons (the six chaos faults, the two pace
+        // modes) gets one idempotency key per button: a double click on
+        // one pushes once, and another button is another push.
+        var key = form.querySelector("input[type=hidden][name=key]");
+        var button = ev.submitter;
+        if (key && button && button.name && button.value) {
+          if (!key.hasAttribute("data-base-key")) {
+            key.setAttribute("data-base-key", key.value);
+          }
+          key.value = (key.getAttribute("data-base-key") + "-" + button.value).replace(/[^A-Za-z0-9_:.-]/g, "-").slice(0, 100);
+        }
+      });
     });
   }
 
@@ -129,10 +195,12 @@
 
   var flushing = false;
   var delay = 1000;
+  var MAX_DELAY = 10000;
 
   // flush sends the queue in order, one event at a time, until it is empty
   // or the server cannot be reached (then it tries again later, waiting
-  // twice as long each time, up to 30 s).
+  // twice as long each time, up to 10 s; after a 429, when the server says,
+  // up to 10 s too).
   function flush() {
     if (flushing) {
       return;
@@ -168,16 +236,17 @@
         flush();
         return;
       }
-      retryLater();
+      var after = res.status === 429 ? +res.headers.get("Retry-After") : 0;
+      retryLater(after > 0 ? after * 1000 : 0);
     }, function () {
       flushing = false;
       retryLater();
     });
   }
 
-  function retryLater() {
-    window.setTimeout(flush, delay);
-    delay = Math.min(delay * 2, 30000);
+  function retryLater(wait) {
+    window.setTimeout(flush, Math.min(Math.max(delay, wait || 0), MAX_DELAY));
+    delay = Math.min(delay * 2, MAX_DELAY);
   }
 
   function leaveRoom() {
@@ -228,8 +297,13 @@
     news.setAttribute("data-testid", "ws-banner-news");
     news.setAttribute("aria-live", "polite");
     el.appendChild(news);
+    // The countdown has a line of its own: its tick never overwrites the
+    // other news (a pace or chaos push that came meanwhile).
+    var countdown = document.createElement("p");
+    countdown.className = "ws-banner-countdown";
+    el.appendChild(countdown);
     document.body.insertBefore(el, document.body.firstChild);
-    return news;
+    return { news: news, countdown: countdown };
   }
 
   // applyChaos adds the instructor's fault to every open playground's
@@ -263,6 +337,17 @@
     // Kept until the re-runs are seen: a re-run that loads a whole page
     // (no script swap) is reported from there.
     store.set(CHAOS_KEY, pending.map(function (p) { return { push: p.push, fig: p.fig, line: p.line, before: p.before }; }));
+    // A goal the re-run meets was met by the instructor's fault, not by the
+    // learner: goals of a playground whose script starts with a script a
+    // chaos push made are not reported (see reportGoals).
+    var r = store.get(ROOM_KEY);
+    if (r) {
+      r.chaosScripts = (r.chaosScripts || []).concat(pending.map(function (p) {
+        var area = p.old.querySelector("textarea[name=script]");
+        return { fig: p.fig, script: normalScript(area ? area.value : "") };
+      })).slice(-50);
+      store.set(ROOM_KEY, r);
+    }
     watchChaosRuns(pending);
     Array.prototype.forEach.call(forms, function (form) {
       if (!form.hasAttribute("data-ws-chaos")) {
@@ -274,6 +359,13 @@
         form.submit();
       }
     });
+    return pending.length;
+  }
+
+  // normalScript writes a script one way, whether it came from a textarea
+  // (a line per event) or a figure's data-script ("a; b").
+  function normalScript(text) {
+    return text.split(/[;\n]/).map(function (l) { return l.trim(); }).filter(Boolean).join("; ");
   }
 
   // verdicts reads a playground's handlers and their verdicts.
@@ -363,9 +455,21 @@
       store.set(ROOM_KEY, r);
       enqueue({ kind: "goal_reached", lesson: lesson, goal: goal });
     }
+    function byChaos(el) {
+      var fig = el.closest("[data-pg]");
+      if (!fig) {
+        return false;
+      }
+      var script = normalScript(fig.getAttribute("data-script") || "");
+      return ((store.get(ROOM_KEY) || room).chaosScripts || []).some(function (c) {
+        return c.fig === fig.id && c.script && (script === c.script || script.indexOf(c.script + "; ") === 0);
+      });
+    }
     function scan() {
       Array.prototype.forEach.call(document.querySelectorAll("[data-goal-met]"), function (el) {
-        reached(el.getAttribute("data-goal") || el.getAttribute("data-goal-met"));
+        if (!byChaos(el)) {
+          reached(el.getAttribute("data-goal") || el.getAttribute("data-goal-met"));
+        }
       });
     }
     document.addEventListener("idemlab:goal", function (ev) {
@@ -375,10 +479,36 @@
     scan();
   }
 
-  function followPushes(room, news) {
+  // reportPredictions sends a "predict, then run" answer once per
+  // playground and lesson: the server draws the answer (a
+  // pg-predict-result with data-correct) in the playground's figure.
+  function reportPredictions(room, lesson) {
+    function scan() {
+      Array.prototype.forEach.call(document.querySelectorAll("[data-testid=pg-predict-result][data-correct]"), function (el) {
+        var fig = el.closest("[data-pg]");
+        if (!fig || !fig.id) {
+          return;
+        }
+        var key = lesson + "/" + fig.id;
+        var r = store.get(ROOM_KEY) || room;
+        var done = r.predictions || [];
+        if (done.indexOf(key) >= 0) {
+          return;
+        }
+        r.predictions = done.concat([key]).slice(-200);
+        store.set(ROOM_KEY, r);
+        enqueue({ kind: "prediction_made", lesson: lesson, prediction: slugOf(fig.id), correct: el.getAttribute("data-correct") === "true" });
+      });
+    }
+    new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
+    scan();
+  }
+
+  function followPushes(room, parts) {
+    var news = parts.news;
     var after = room.after || 0;
     var source = new EventSource(api("/api/v1/room/stream", "after=" + after));
-    reopenWhenClosed(source, function () { followPushes(store.get(ROOM_KEY) || room, news); });
+    reopenWhenClosed(source, function () { followPushes(store.get(ROOM_KEY) || room, parts); });
     var timer = null;
     source.addEventListener("push", function (ev) {
       var push = JSON.parse(ev.data);
@@ -408,7 +538,7 @@
         window.clearInterval(timer);
         var tick = function () {
           var left = Math.max(0, Math.round((ends - Date.now()) / 1000));
-          news.textContent = "Exercise " + push.exercise + ": " + Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2) + " left";
+          parts.countdown.textContent = "Exercise " + push.exercise + ": " + Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2) + " left";
           if (left === 0) {
             window.clearInterval(timer);
           }
@@ -416,9 +546,13 @@
         tick();
         timer = window.setInterval(tick, 1000);
       } else if (push.kind === "chaos") {
-        news.textContent = "Chaos: " + push.label + ". Your open playgrounds got it; see what your handler does.";
-        applyChaos(push);
+        var hit = applyChaos(push);
+        news.textContent = "Chaos: " + push.label + ". " + (hit > 0 ?
+          "Your open " + (hit === 1 ? "playground got it" : "playgrounds got it") + "; see what your handler does." :
+          "Open a playground that has delivered a message and add the fault to its script to see what your handler does.");
       } else if (push.kind === "room_ended") {
+        window.clearInterval(timer);
+        parts.countdown.textContent = "";
         news.textContent = "The room has ended. Thank you!";
         source.close();
       }
@@ -426,9 +560,11 @@
   }
 
   // reportProgress turns what the learner does on this page into events.
+  // A check is not one of them: the server records each check it runs.
   function reportProgress(room) {
     var m = window.location.pathname.match(/\/lessons\/([^/]+)$/);
-    if (m) {
+    // A locked lesson's page shows the lock, not the lesson: not opened.
+    if (m && !document.querySelector("[data-testid=ws-locked]")) {
       var slug = decodeURIComponent(m[1]);
       if (room.lesson !== slug) {
         room.lesson = slug;
@@ -438,30 +574,6 @@
     }
     Array.prototype.forEach.call(document.querySelectorAll("[data-testid=exercise]"), function (ex) {
       var id = ex.getAttribute("data-exercise");
-      var seen = null;
-      new MutationObserver(function () {
-        var result = ex.querySelector("[data-testid=exercise-result]");
-        if (!result || result === seen) {
-          return;
-        }
-        if (result.querySelector("[data-testid=exercise-pass]")) {
-          seen = result;
-          enqueue({ kind: "exercise_checked", exercise: id, passed: true });
-        } else if (result.querySelector("[data-testid=exercise-counterexample]")) {
-          seen = result;
-          var code = result.querySelector("[data-testid=exercise-script]");
-          // The counterexample's playground, with this learner's handler:
-          // the query of the page's own link, for "show it to the class".
-          var open = result.querySelector("[data-testid=exercise-open-playground]");
-          var href = open ? open.getAttribute("href") || "" : "";
-          var query = href.indexOf("?") >= 0 ? href.slice(href.indexOf("?") + 1).split("#")[0] : "";
-          var body = { kind: "exercise_checked", exercise: id, passed: false, counterexample: code ? code.textContent.slice(0, 2000) : "" };
-          if (query && query.length <= 12000 && body.counterexample) {
-            body.playground = query;
-          }
-          enqueue(body);
-        }
-      }).observe(ex, { childList: true, subtree: true });
       Array.prototype.forEach.call(ex.querySelectorAll("details[data-hint]"), function (d) {
         d.addEventListener("toggle", function () {
           if (d.open) {
@@ -472,6 +584,9 @@
     });
     reportGoals(room, m ? decodeURIComponent(m[1]) : "");
     reportChaosAfterLoad();
+    if (m) {
+      reportPredictions(room, decodeURIComponent(m[1]));
+    }
     if (m) {
       // A quiz question is answered when the learner picks a choice (its
       // radio group); it is sent once per question and page.
@@ -489,8 +604,11 @@
 
   function start() {
     var classView = document.querySelector("[data-testid=ws-class][data-stream]");
-    if (classView && window.EventSource) {
-      followClass(classView);
+    if (classView) {
+      keepPlaceAcrossPushes(classView);
+      if (window.EventSource) {
+        followClass(classView);
+      }
       return;
     }
     var roomPage = document.querySelector("[data-testid=ws-room]");
@@ -503,15 +621,18 @@
         after: prev.code === roomPage.getAttribute("data-ws-code") ? Math.max(prev.after || 0, +roomPage.getAttribute("data-ws-after")) : +roomPage.getAttribute("data-ws-after"),
         lesson: prev.lesson,
         hand: prev.hand,
+        goals: prev.code === roomPage.getAttribute("data-ws-code") ? prev.goals : undefined,
+        chaosScripts: prev.code === roomPage.getAttribute("data-ws-code") ? prev.chaosScripts : undefined,
+        predictions: prev.code === roomPage.getAttribute("data-ws-code") ? prev.predictions : undefined,
       });
     }
     var room = store.get(ROOM_KEY);
     if (!room) {
       return; // not in a room: nothing changes
     }
-    var news = banner(room);
+    var parts = banner(room);
     if (window.EventSource) {
-      followPushes(room, news);
+      followPushes(room, parts);
     }
     reportProgress(room);
     window.addEventListener("online", flush);

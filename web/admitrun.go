@@ -52,7 +52,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute admit.
 
 // admitClient takes a token from the request's client, or refuses it.
 func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.ClientOf(r)
+	client := s.limiter.ClientOf(s.withSeat(r)) // a room's seat has its own share (workshop_record.go)
 	if ok, retry := s.limiter.Take(client, 1); !ok {
 		s.metrics.Refused("rate")
 		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,

@@ -21,6 +21,7 @@ import (
 	"idemlab/internal/english"
 	"idemlab/lessons"
 	"idemlab/playground"
+	"idemlab/workshop"
 )
 
 // Exercises: the learner edits a handler script and checks it against every
@@ -68,6 +69,7 @@ type checkerDeps struct {
 	ledgerGate  *admit.LedgerGate // nil without PostgreSQL ledgers
 	metrics     *site.Metrics
 	admitClient func(r *http.Request) (client string, err error) // the client's fair share
+	recordCheck func(r *http.Request, c workshop.Check)          // a check for a learner in a room (exercise_record.go)
 }
 
 func newChecker(deps checkerDeps, concurrency int) *exerciseChecker {
@@ -270,6 +272,7 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 	}
 	setServerTiming(w, took)
 	ev.outcome = &exerciseOutcome{result: res}
+	c.recorded(r, checkRecord(spec, in.handler, res))
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 
@@ -374,6 +377,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 		resp.Playground = v.Path(playurl.CounterexampleHref(ce, in.handler, spec.ID))
 	}
 	setServerTiming(w, took)
+	c.recorded(r, checkRecord(spec, in.handler, res))
 	return site.WriteJSON(w, r, http.StatusOK, site.NoStore, resp)
 }
 

@@ -104,6 +104,9 @@ func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request,
 	}
 	setServerTiming(w, took)
 	ev.brk = out
+	if out.result != nil {
+		c.recorded(r, breakRecord(spec, out.result))
+	}
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 

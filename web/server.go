@@ -481,5 +481,6 @@ func newExerciseChecker(s *Server, concurrency int) *exerciseChecker {
 		ledgerGate:  s.ledgerGate,
 		metrics:     s.metrics,
 		admitClient: s.admitClient,
+		recordCheck: s.recordCheck,
 	}, concurrency)
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"idemlab/web/admit"
@@ -23,6 +22,9 @@ type WorkshopConfig struct {
 	// WrongCodesPerMinute is how many wrong join codes one client may try
 	// per minute (0: 10), so codes cannot be guessed.
 	WrongCodesPerMinute int
+	// Gate checks instructor keys (failures limited per client, a key
+	// rotated in its source taken up); nil: a gate for InstructorKey alone.
+	Gate *workshop.InstructorGate
 }
 
 // Cookie names. Both are HttpOnly, SameSite=Lax, Secure under https.
@@ -45,6 +47,8 @@ type workshopState struct {
 	// gets WrongCodesPerMinute tries at once, then one every 60/N seconds.
 	joins  *admit.RateLimiter
 	secure bool
+	gate   *workshop.InstructorGate
+	seats  seatCache // verified seats (workshop_record.go)
 }
 
 func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, error) {
@@ -63,12 +67,13 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 		key:    []byte(cfg.InstructorKey),
 		joins:  admit.NewRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
 		secure: strings.HasPrefix(publicURL, "https://"),
+		gate:   instructorGate(cfg),
 	}, nil
 }
 
 // workshopRoutes are the routes of workshop mode, part of the one route list.
 func (s *Server) workshopRoutes() []route {
-	return []route{
+	return append([]route{
 		{"GET /workshop", s.handle(s.serveInstructorHome)},
 		{"POST /workshop/rooms", s.handle(s.serveCreateRoom)},
 		{"GET /workshop/rooms/{id}", s.handle(s.serveClassView)},
@@ -86,7 +91,7 @@ func (s *Server) workshopRoutes() []route {
 		{"GET /api/v1/room", s.handle(s.serveLearnerAPI)},
 		{"POST /api/v1/room/events", s.handle(s.serveLearnerEvent)},
 		{"GET /api/v1/room/stream", s.handle(s.serveLearnerStream)},
-	}
+	}, s.drillRoutes()...) // workshop_drill.go
 }
 
 // workshopOn returns the workshop state, or a 404 when workshop mode is off.
@@ -105,7 +110,13 @@ func (s *Server) instructor(r *http.Request) (*workshopState, error) {
 		return nil, err
 	}
 	c, err := r.Cookie(instructorCookie)
-	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), ws.key) != 1 {
+	if err == nil {
+		err = s.checkInstructorKey(r, ws, c.Value)
+	}
+	if err != nil {
+		if isRateRefusal(err) {
+			return nil, err
+		}
 		return nil, wsError(http.StatusForbidden, "", "Instructor pages need the instructor key. Open the instructor link the server printed when it started (it ends in ?key=…).")
 	}
 	return ws, nil
@@ -166,6 +177,9 @@ func wsError(status int, field, message string) error {
 // can act on; anything else stays an internal error.
 func workshopErr(err error) error {
 	var input *workshop.InputError
+	if err := workshopLimitErr(err); err != nil {
+		return err
+	}
 	switch {
 	case errors.As(err, &input):
 		return wsError(http.StatusBadRequest, input.Field, input.Error())

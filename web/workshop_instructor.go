@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"fmt"
 	"idemlab/web/site"
 	"net/http"
@@ -35,7 +34,10 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 		if err != nil {
 			return err
 		}
-		if subtle.ConstantTimeCompare([]byte(key), ws.key) != 1 {
+		if err := s.checkInstructorKey(r, ws, key); err != nil {
+			if isRateRefusal(err) {
+				return err
+			}
 			return wsError(http.StatusForbidden, "key", "This instructor link's key is wrong. Copy the link the server printed when it started.")
 		}
 		s.setCookie(w, ws, instructorCookie, key, 0)
@@ -151,6 +153,7 @@ type classPageView struct {
 	rows    []classRowView
 	summary classSummaryView
 	keys    map[string]string // form → idempotency key
+	status  classStatusView   // pace, countdown, paging (workshop_classpage.go)
 }
 
 type classRowView struct {
@@ -160,6 +163,7 @@ type classRowView struct {
 	stuck       []string
 	rank, order int
 	cells       []classCell
+	more        classRowMore // workshop_classpage.go
 }
 
 type classCell struct {
@@ -184,7 +188,10 @@ type passedCount struct {
 
 // learnerRowView lays out one learner's progress.
 func learnerRowView(c *workshop.Class, p *workshop.LearnerProgress, order int, now time.Time, title func(string) string) classRowView {
-	row := classRowView{id: p.Learner.ID, name: p.Learner.Name, lesson: title(p.Lesson), stuck: p.Stuck(now), order: order, rank: 3}
+	row := classRowView{id: p.Learner.ID, name: p.Label, lesson: title(p.Lesson), stuck: p.Stuck(now), order: order, rank: 3, more: rowMore(p)}
+	if row.name == "" {
+		row.name = p.Learner.Name
+	}
 	if len(row.stuck) > 0 {
 		row.rank = map[string]int{workshop.StuckHand: 0, workshop.StuckFailures: 1, workshop.StuckSlow: 2}[row.stuck[0]]
 	}
@@ -238,26 +245,10 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	class, err := workshop.LoadClass(r.Context(), ws.svc.Store(), room.ID)
+	cv, err := s.classView(r, ws, room)
 	if err != nil {
-		return workshopErr(err)
+		return err
 	}
-	title := s.lessonTitler()
-	now := time.Now()
-	cv := classPageView{room: class.Room, joinURL: s.joinURL(r, room.Code),
-		keys: map[string]string{"pace": formKey(), "countdown": formKey(), "chaos": formKey(), "end": formKey(), "delete": formKey()}}
-	for _, l := range room.Lessons {
-		cv.lessons = append(cv.lessons, title(l))
-	}
-	rows := class.Rows(now)
-	order := make(map[int64]int)
-	for i, p := range class.Joined() {
-		order[p.Learner.ID] = i
-	}
-	for _, p := range rows {
-		cv.rows = append(cv.rows, learnerRowView(class, p, order[p.Learner.ID], now, title))
-	}
-	cv.summary = summaryView(class, len(rows), title, scriptShape)
 	cur := s.site.Load()
 	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), classPage(cur.view, cv))
 }
@@ -423,17 +414,17 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, format stri
 	if err != nil {
 		return err
 	}
-	class, err := workshop.LoadClass(r.Context(), ws.svc.Store(), room.ID)
-	if err != nil {
-		return workshopErr(err)
-	}
 	var buf strings.Builder
 	contentType := "text/csv; charset=utf-8"
 	if format == "csv" {
+		var class *workshop.Class
+		if class, err = ws.svc.Class(r.Context(), room.ID); err != nil {
+			return workshopErr(err)
+		}
 		err = workshop.WriteResultsCSV(&buf, class.Results())
 	} else {
 		contentType = "application/json; charset=utf-8"
-		err = class.WriteResultsJSON(&buf)
+		err = workshopErr(ws.svc.WriteExportJSON(r.Context(), &buf, room.ID))
 	}
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/http"
 	"strconv"
@@ -51,7 +50,7 @@ func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
 		ws.joins.Charge(client, 1)
 		return workshopErr(err)
 	}
-	_, l, err := ws.svc.Join(r.Context(), code, key, r.PostFormValue("name"))
+	_, l, err := ws.svc.JoinFrom(r.Context(), s.limiter.AddressOf(r), code, key, r.PostFormValue("name"))
 	if errors.Is(err, workshop.ErrNotFound) {
 		ws.joins.Charge(client, 1)
 		return wsError(http.StatusNotFound, "code", "No room has the code "+string(code)+". Check it with your instructor.")
@@ -198,12 +197,6 @@ func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error
 	e, err := workshop.DecodeEvent(http.MaxBytesReader(w, r.Body, workshop.MaxEventBytes+1))
 	if err != nil {
 		return workshopErr(err)
-	}
-	if e.Playground != "" {
-		// Stored as our codec writes it, so the class view's link is ours.
-		if e.Playground, err = playurl.SharedQuery(e.Playground); err != nil {
-			return wsError(http.StatusBadRequest, "playground", err.Error())
-		}
 	}
 	stored, replayed, err := ws.svc.Record(r.Context(), l, key, e)
 	if err != nil {

@@ -119,7 +119,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	class, err := workshop.LoadClass(r.Context(), ws.svc.Store(), room.ID)
+	class, err := ws.svc.Class(r.Context(), room.ID)
 	if err != nil {
 		return workshopErr(err)
 	}
@@ -133,6 +133,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 	shape := memoShape() // the summary goes out with every batch: parse each script once
 	order := make(map[int64]int)
 	sentRank := make(map[int64]int)
+	sentOnline := make(map[int64]bool)
 	sendRows := func(ids map[int64]bool, lastID int64) error {
 		now := time.Now()
 		if joined := class.Joined(); len(joined) > len(order) { // only joins add learners
@@ -145,8 +146,9 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 			if p == nil {
 				continue
 			}
+			p.Online = ws.svc.Online(p, now)
 			row := learnerRowView(class, p, order[id], now, title)
-			sentRank[id] = row.rank
+			sentRank[id], sentOnline[id] = row.rank, p.Online
 			var buf bytes.Buffer
 			if err := classRow(row).Render(ctx, &buf); err != nil {
 				return err
@@ -193,6 +195,12 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 				if p := class.Apply(e); p != nil {
 					changed[p.Learner.ID] = true
 				}
+				if e.Kind == workshop.KindRemoved { // the row leaves the view
+					delete(changed, e.LearnerID)
+					if err := stream.send(0, "remove", []byte(strconv.FormatInt(e.LearnerID, 10))); err != nil {
+						return nil
+					}
+				}
 			}
 			if err := sendRows(changed, evs[len(evs)-1].ID); err != nil {
 				return nil
@@ -202,7 +210,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 			changed := make(map[int64]bool)
 			now := time.Now()
 			for _, p := range class.Rows(now) {
-				if rank := learnerRowView(class, p, 0, now, title).rank; rank != sentRank[p.Learner.ID] {
+				if rank := learnerRowView(class, p, 0, now, title).rank; rank != sentRank[p.Learner.ID] || ws.svc.Online(p, now) != sentOnline[p.Learner.ID] {
 					changed[p.Learner.ID] = true
 				}
 			}
@@ -259,10 +267,11 @@ func (s *Server) pushView(room workshop.Room, e workshop.Event) pushJSON {
 // serveLearnerStream is a learner's feed of the instructor's pushes, and
 // nothing else: never another learner's progress.
 func (s *Server) serveLearnerStream(w http.ResponseWriter, r *http.Request) error {
-	ws, room, _, err := s.learner(r)
+	ws, room, l, err := s.learner(r)
 	if err != nil {
 		return err
 	}
+	defer ws.svc.Connect(l.ID)() // the learner is online while a page of theirs is open
 	after, ok, err := resumeFrom(r)
 	if err != nil {
 		return err

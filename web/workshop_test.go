@@ -319,8 +319,10 @@ func TestWorkshop_WrongCodesAreRateLimited(t *testing.T) {
 func TestWorkshop_EventIsIdempotent(t *testing.T) {
 	ws := newWorkshopSite(t, nil)
 	id, code := ws.createRoom(t, ws.instructor(t), "form-key-room-1")
+	room, _ := ws.store.Room(t.Context(), id)
+	ex := room.Exercises[0]
 	ada := ws.join(t, code, "Ada")
-	const body = `{"kind":"exercise_checked","exercise":"x-1","passed":false,"counterexample":"deliver m1"}`
+	body := `{"kind":"hint_used","exercise":"` + ex + `","hint":1}`
 	status, first, h := ws.sendEvent(t, ada, "0b6f2c1e-8f8a-4c53-9a3e-000000000001", body)
 	if status != http.StatusCreated || h.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("first POST: %d %s", status, first)
@@ -337,7 +339,8 @@ func TestWorkshop_EventIsIdempotent(t *testing.T) {
 	for _, tc := range []struct{ key, body, field string }{
 		{"", body, "Idempotency-Key"},
 		{"short", body, "Idempotency-Key"},
-		{"0b6f2c1e-8f8a-4c53-9a3e-000000000002", `{"kind":"exercise_checked","exercise":"x-1"}`, "passed"},
+		{"0b6f2c1e-8f8a-4c53-9a3e-000000000002", `{"kind":"hint_used","exercise":"` + ex + `"}`, "hint"},
+		{"0b6f2c1e-8f8a-4c53-9a3e-000000000006", `{"kind":"exercise_checked","exercise":"` + ex + `","passed":true}`, "kind"},
 		{"0b6f2c1e-8f8a-4c53-9a3e-000000000003", `{"kind":"pace"}`, "kind"},
 		{"0b6f2c1e-8f8a-4c53-9a3e-000000000004", `not json`, "body"},
 	} {
@@ -346,8 +349,11 @@ func TestWorkshop_EventIsIdempotent(t *testing.T) {
 			t.Errorf("POST %q with key %q: %d %s, want 400 naming %s", tc.body, tc.key, status, msg, tc.field)
 		}
 	}
+	if status, msg, _ := ws.sendEvent(t, ada, "0b6f2c1e-8f8a-4c53-9a3e-000000000007", `{"kind":"hint_used","exercise":"not-in-room","hint":1}`); status != http.StatusUnprocessableEntity || !strings.Contains(msg, `"field":"exercise"`) {
+		t.Errorf("an exercise outside the room: %d %s, want 422 naming exercise", status, msg)
+	}
 	evs, _ := ws.store.Events(t.Context(), id, 0, false, 100)
-	if len(evs) != 2 { // joined + the one check
+	if len(evs) != 2 { // joined + the one hint
 		t.Errorf("%d events stored, want 2: %+v", len(evs), evs)
 	}
 	if status, _, _ := ws.sendEvent(t, ws.client(t), "0b6f2c1e-8f8a-4c53-9a3e-000000000005", body); status != http.StatusUnauthorized {
@@ -402,6 +408,8 @@ func TestWorkshop_ConcurrentDuplicateIs409(t *testing.T) {
 func TestWorkshop_StormOfDuplicatesHasOneEffectEach(t *testing.T) {
 	ws := newWorkshopSite(t, nil)
 	id, code := ws.createRoom(t, ws.instructor(t), "form-key-room-1")
+	room, _ := ws.store.Room(t.Context(), id)
+	ex := room.Exercises[0]
 	ada := ws.join(t, code, "Ada")
 	const keys, copies = 20, 8
 	answers := make([][]string, keys)
@@ -411,7 +419,7 @@ func TestWorkshop_StormOfDuplicatesHasOneEffectEach(t *testing.T) {
 		for range copies {
 			wg.Go(func() {
 				key := fmt.Sprintf("storm-key-%04d", k)
-				body := fmt.Sprintf(`{"kind":"hint_used","exercise":"x-%d","hint":1}`, k)
+				body := fmt.Sprintf(`{"kind":"hint_used","exercise":%q,"hint":%d}`, ex, k+1)
 				for {
 					status, ack, _ := ws.sendEvent(t, ada, key, body)
 					if status == http.StatusConflict {
@@ -564,7 +572,8 @@ func TestWorkshop_LearnerHearsPushesAndNothingOfOthers(t *testing.T) {
 	ada := ws.join(t, code, "Ada")
 	bob := ws.join(t, code, "Bob")
 	s := openStream(t, ada, ws.srv.URL+"/api/v1/room/stream", "")
-	ws.sendEvent(t, bob, "bob-hand-key-1", `{"kind":"exercise_checked","exercise":"x","passed":false,"counterexample":"bob's secret"}`)
+	room, _ := ws.store.Room(t.Context(), id)
+	ws.check(t, bob, room.Exercises[0], "-- bob's secret\n"+builtinExercise(t, room.Exercises[0]).Start, false)
 	for range 2 { // a double-clicked chaos button
 		if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {"form-key-chaos-1"}, "kind": {"chaos"}, "fault": {"lose-ack"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("chaos push: %d %s", resp.StatusCode, readBody(t, resp))
@@ -619,10 +628,12 @@ func TestWorkshop_ExportEndAndDelete(t *testing.T) {
 	room, _ := ws.store.Room(t.Context(), id)
 	ex := room.Exercises[0]
 	ada := ws.join(t, code, "=Ada")
-	ws.sendEvent(t, ada, "ada-key-00001", `{"kind":"exercise_checked","exercise":"`+ex+`","passed":false,"counterexample":"deliver m1"}`)
-	ws.sendEvent(t, ada, "ada-key-00002", `{"kind":"exercise_checked","exercise":"`+ex+`","passed":true}`)
+	spec := builtinExercise(t, ex)
+	ws.check(t, ada, ex, spec.Start, false)
+	ws.check(t, ada, ex, spec.Solution, true)
+	ws.sendEvent(t, ada, "ada-key-00002", `{"kind":"hint_used","exercise":"`+ex+`","hint":1}`)
 	csv := readBody(t, get(t, inst, ws.srv.URL+roomPath(id)+"/export.csv"))
-	if !regexp.MustCompile(`(?m)^'=Ada,\d+,` + regexp.QuoteMeta(ex) + `,2,20\d\d-[^,]+,\d+,0$`).MatchString(csv) {
+	if !regexp.MustCompile(`(?m)^'=Ada,\d+,` + regexp.QuoteMeta(ex) + `,2,20\d\d-[^,]+,\d+,1$`).MatchString(csv) {
 		t.Errorf("CSV export:\n%s", csv)
 	}
 	var x workshop.Export
@@ -637,7 +648,7 @@ func TestWorkshop_ExportEndAndDelete(t *testing.T) {
 	if status, _, _ := ws.sendEvent(t, ada, "ada-key-00003", `{"kind":"hand_raised"}`); status != http.StatusGone {
 		t.Errorf("an event after the end: %d, want 410", status)
 	}
-	if status, _, h := ws.sendEvent(t, ada, "ada-key-00002", `{"kind":"exercise_checked","exercise":"`+ex+`","passed":true}`); status != http.StatusCreated || h.Get("Idempotent-Replayed") != "true" {
+	if status, _, h := ws.sendEvent(t, ada, "ada-key-00002", `{"kind":"hint_used","exercise":"`+ex+`","hint":1}`); status != http.StatusCreated || h.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("a retry of an acknowledged event after the end: %d, want the stored 201", status)
 	}
 	if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/delete", url.Values{}); resp.StatusCode != http.StatusBadRequest {

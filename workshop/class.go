@@ -1,6 +1,9 @@
 package workshop
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -29,7 +32,31 @@ type ExerciseProgress struct {
 	PassedAt       time.Time // zero until passed
 	Counterexample string    // of the last failed check, if the last check failed
 	Playground     string    // its playground state (see Event.Playground), if the page sent it
+	// History is every check the server recorded, oldest first (at most
+	// MaxAttemptsKept: the latest), for the instructor's drill-down.
+	History []Attempt
 }
+
+// Prediction is a learner's answer to a "predict, then run" question.
+type Prediction struct {
+	Correct bool
+	Source  Source // who reported it
+}
+
+// Attempt is one check of one exercise, as the server recorded it.
+type Attempt struct {
+	EventID        int64
+	At             time.Time
+	Passed         bool
+	Counterexample string // of a failed check
+	// Playground is the playground state with the learner's handler as it
+	// was checked (a failure's counterexample, or a pass), when web gave it:
+	// the drill-down's "replay it" link.
+	Playground string
+}
+
+// MaxAttemptsKept is how many checks of one exercise a learner's history keeps.
+const MaxAttemptsKept = 50
 
 // LearnerProgress is one row of the class view.
 type LearnerProgress struct {
@@ -43,6 +70,26 @@ type LearnerProgress struct {
 	// ChaosRuns are the learner's handlers re-run after the last chaos
 	// push: handler → it survived.
 	ChaosRuns map[string]bool
+	// Order is the learner's place in joining order, from 0.
+	Order int
+	// Goals are the goals met ("lesson/goal" → who reported it: a view
+	// labels SourceBrowser as reported by the browser), Quizzes the quiz
+	// questions answered and Predictions the "predict, then run" questions
+	// ("lesson/question" or "lesson/playground" → answered right; quizzes
+	// are from the browser, predictions from either).
+	Goals       map[string]Source
+	Quizzes     map[string]bool
+	Predictions map[string]Prediction
+	// LessonsOpened are the lessons the learner opened, in first-opened order.
+	LessonsOpened []string
+	// LastSeen is the time of the learner's last event of any kind.
+	LastSeen time.Time
+	// Online is set by Service.ClassPage and Service.Learner (Service.Online):
+	// the learner has the room open now.
+	Online bool
+	// Label tells same-named learners apart: the name, and for the second
+	// "Ada" to join and later ones, " (2)", " (3)"…
+	Label string
 }
 
 // Stuck says why the learner needs help now, or nil.
@@ -70,8 +117,10 @@ type Class struct {
 	LastEventID int64
 	learners    map[int64]*LearnerProgress
 	order       []int64
-	// Pace is the last pace push, Chaos the last chaos push (zero if none).
-	Pace, Chaos Event
+	// Pace is the last pace push, Chaos the last chaos push, Countdown the
+	// last countdown push (zero if none).
+	Pace, Chaos, Countdown Event
+	names                  map[string]int // learners per name, for Label
 }
 
 // NewClass starts a class view of room with its learners so far.
@@ -88,7 +137,15 @@ func (c *Class) AddLearner(l Learner) {
 	if _, ok := c.learners[l.ID]; ok {
 		return
 	}
-	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress)}
+	if c.names == nil {
+		c.names = make(map[string]int)
+	}
+	c.names[l.Name]++
+	label := l.Name
+	if n := c.names[l.Name]; n > 1 {
+		label = fmt.Sprintf("%s (%d)", l.Name, n)
+	}
+	c.learners[l.ID] = &LearnerProgress{Learner: l, LastProgress: l.JoinedAt, LastSeen: l.JoinedAt, Exercises: make(map[string]*ExerciseProgress), Order: len(c.order), Label: label}
 	c.order = append(c.order, l.ID)
 }
 
@@ -104,6 +161,8 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 	switch e.Kind {
 	case KindPace:
 		c.Pace = e
+	case KindCountdown:
+		c.Countdown = e
 	case KindChaos:
 		c.Chaos = e
 		for _, p := range c.learners {
@@ -116,7 +175,25 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 	if p == nil || e.LearnerID == 0 {
 		return nil
 	}
+	switch e.Kind {
+	case KindRemoved:
+		delete(c.learners, e.LearnerID)
+		c.order = slices.DeleteFunc(c.order, func(id int64) bool { return id == e.LearnerID })
+		return nil
+	case KindRenamed:
+		c.names[p.Learner.Name]--
+		p.Learner.Name = e.Item
+		c.names[e.Item]++
+		p.Label = e.Item
+		if n := c.names[e.Item]; n > 1 {
+			p.Label = fmt.Sprintf("%s (%d)", e.Item, n)
+		}
+		return p
+	}
 	p.LastEventID = e.ID
+	if e.At.After(p.LastSeen) {
+		p.LastSeen = e.At
+	}
 	exercise := func() *ExerciseProgress {
 		x := p.Exercises[e.Exercise]
 		if x == nil {
@@ -130,12 +207,45 @@ func (c *Class) Apply(e Event) *LearnerProgress {
 		if e.Lesson != p.Lesson {
 			p.Lesson, p.LessonSince, p.LastProgress = e.Lesson, e.At, e.At
 		}
-	case KindGoalReached, KindQuizAnswered:
+		if !slices.Contains(p.LessonsOpened, e.Lesson) {
+			p.LessonsOpened = append(p.LessonsOpened, e.Lesson)
+		}
+	case KindGoalReached:
 		p.LastProgress = e.At
+		if p.Goals == nil {
+			p.Goals = make(map[string]Source)
+		}
+		if k := e.Lesson + "/" + e.Item; p.Goals[k] != SourceServer { // the server's word stands
+			p.Goals[k] = e.Reporter()
+		}
+	case KindPredictionMade:
+		p.LastProgress = e.At
+		if p.Predictions == nil {
+			p.Predictions = make(map[string]Prediction)
+		}
+		k := e.Lesson + "/" + e.Item
+		if old, answered := p.Predictions[k]; !answered || old.Source != SourceServer && e.Reporter() == SourceServer {
+			p.Predictions[k] = Prediction{Correct: e.Passed, Source: e.Reporter()} // the first answer is the prediction
+		}
+	case KindQuizAnswered:
+		p.LastProgress = e.At
+		if p.Quizzes == nil {
+			p.Quizzes = make(map[string]bool)
+		}
+		p.Quizzes[e.Lesson+"/"+e.Item] = e.Passed
 	case KindExerciseChecked:
+		if e.Reporter() != SourceServer {
+			// A browser's claim of a check (sent before the server
+			// recorded checks itself) is not evidence of one.
+			return p
+		}
 		x := exercise()
 		x.Attempts++
 		p.LastProgress = e.At
+		x.History = append(x.History, Attempt{EventID: e.ID, At: e.At, Passed: e.Passed, Counterexample: e.Detail, Playground: e.Playground})
+		if len(x.History) > MaxAttemptsKept {
+			x.History = slices.Delete(x.History, 0, len(x.History)-MaxAttemptsKept)
+		}
 		if e.Passed {
 			x.FailsSincePass, x.Counterexample, x.Playground = 0, "", ""
 			if x.PassedAt.IsZero() {
@@ -325,4 +435,32 @@ func (c *Class) Passed(exercise string) int {
 		}
 	}
 	return n
+}
+
+// Clone returns a deep copy of the class, which the caller may change
+// (apply events to) without touching c.
+func (c *Class) Clone() *Class {
+	out := &Class{Room: c.Room, LastEventID: c.LastEventID, learners: make(map[int64]*LearnerProgress, len(c.learners)),
+		order: slices.Clone(c.order), Pace: c.Pace, Chaos: c.Chaos, Countdown: c.Countdown, names: maps.Clone(c.names)}
+	out.Room.Lessons, out.Room.Exercises = slices.Clone(c.Room.Lessons), slices.Clone(c.Room.Exercises)
+	for id, p := range c.learners {
+		out.learners[id] = p.clone()
+	}
+	return out
+}
+
+func (p *LearnerProgress) clone() *LearnerProgress {
+	q := *p
+	q.Exercises = make(map[string]*ExerciseProgress, len(p.Exercises))
+	for k, x := range p.Exercises {
+		y := *x
+		y.History = slices.Clone(x.History)
+		q.Exercises[k] = &y
+	}
+	q.ChaosRuns = maps.Clone(p.ChaosRuns)
+	q.Goals = maps.Clone(p.Goals)
+	q.Quizzes = maps.Clone(p.Quizzes)
+	q.Predictions = maps.Clone(p.Predictions)
+	q.LessonsOpened = slices.Clone(p.LessonsOpened)
+	return &q
 }

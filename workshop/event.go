@@ -8,23 +8,27 @@ import (
 	"fmt"
 	"idemlab/internal/english"
 	"io"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Kind is what an event says happened.
 type Kind string
 
-// Learner events: what a learner's browser sends.
+// Learner events: what a learner's browser sends (Source browser), except
+// KindExerciseChecked, which only the server records (Service.RecordCheck).
 const (
 	KindLessonOpened    Kind = "lesson_opened"    // Lesson
 	KindGoalReached     Kind = "goal_reached"     // Lesson, Item: the goal
 	KindQuizAnswered    Kind = "quiz_answered"    // Lesson, Item: the question, Passed: answered right (if graded)
-	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script, Playground: its playground state
+	KindExerciseChecked Kind = "exercise_checked" // Exercise, Passed, Detail: the counterexample's script, Playground: its playground state; recorded by the server
 	KindHintUsed        Kind = "hint_used"        // Exercise, Number: which hint
-	KindHandRaised      Kind = "hand_raised"
-	KindHandLowered     Kind = "hand_lowered"
+	// KindPredictionMade: a "predict, then run" question answered: Lesson,
+	// Item: the playground's id on the page, Passed: the prediction was right.
+	KindPredictionMade Kind = "prediction_made"
+	KindHandRaised     Kind = "hand_raised"
+	KindHandLowered    Kind = "hand_lowered"
 	// KindChaosRun is a learner's playground re-run after a chaos push:
 	// Number: the push's event id, Item: the handler (its playground and
 	// name), Passed: the handler held before the fault and still holds.
@@ -32,8 +36,20 @@ const (
 )
 
 // KindJoined is recorded by the store with each new learner, so that
-// followers of the room hear of them.
-const KindJoined Kind = "joined"
+// followers of the room hear of them; KindRenamed (Item: the new name,
+// Detail: the old) and KindRemoved with the instructor's changes to a seat.
+const (
+	KindJoined  Kind = "joined"
+	KindRenamed Kind = "renamed"
+	KindRemoved Kind = "removed"
+)
+
+// Idempotency keys of the seat changes the store records. A client's keys
+// use no '#' (ParseKey), so they never collide with these.
+const RemovedKey = "#removed"
+
+// RenamedKey is the key of a rename at a time: each rename is its own event.
+func RenamedKey(at time.Time) string { return "#renamed-" + strconv.FormatInt(at.UnixNano(), 10) }
 
 // Instructor pushes: what every learner of the room receives.
 const (
@@ -58,8 +74,20 @@ func (k Kind) Push() bool {
 	return false
 }
 
-// learnerKinds are the kinds a learner may send.
-var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindExerciseChecked, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
+// learnerKinds are the kinds a learner's browser may send.
+var learnerKinds = []Kind{KindLessonOpened, KindGoalReached, KindQuizAnswered, KindPredictionMade, KindHintUsed, KindHandRaised, KindHandLowered, KindChaosRun}
+
+// Source says who vouches for an event.
+type Source string
+
+const (
+	// SourceBrowser: the learner's browser reported it (a goal met, a
+	// quiz answered): the server did not see it happen, and a view labels
+	// it as reported.
+	SourceBrowser Source = "browser"
+	// SourceServer: the server saw it (a check it ran, a join, a push).
+	SourceServer Source = "server"
+)
 
 // Event is one thing that happened in a room. ID orders a room's events
 // (it is the server-sent events id a reconnecting view resumes after).
@@ -80,11 +108,23 @@ type Event struct {
 	Playground string
 	Number     int
 	At         time.Time
+	// Source is who reported the event; empty reads as SourceBrowser
+	// (events stored before sources were recorded came from browsers).
+	Source Source
 }
 
-// Limits of a learner's event.
+// Reporter is e's source, SourceBrowser when none is recorded.
+func (e Event) Reporter() Source {
+	if e.Source == "" {
+		return SourceBrowser
+	}
+	return e.Source
+}
+
+// Limits of a learner's event. A browser's events carry ids only (a check's
+// counterexample and playground come from the server), so 2 KB is ample.
 const (
-	MaxEventBytes      = 16 << 10
+	MaxEventBytes      = 2 << 10
 	maxSlugLen         = 100
 	maxDetailBytes     = 2 << 10
 	MaxPlaygroundBytes = 12 << 10 // a handler (4 KB) and a script, query-escaped
@@ -106,6 +146,7 @@ type eventBody struct {
 	Push           int64  `json:"push,omitempty"`
 	Handler        string `json:"handler,omitempty"`
 	Survived       *bool  `json:"survived,omitempty"`
+	Prediction     string `json:"prediction,omitempty"`
 }
 
 // DecodeEvent reads a learner's event from its JSON body, such as
@@ -166,12 +207,12 @@ func (b eventBody) event() (Event, error) {
 	}
 	forbid := map[string]bool{"lesson": b.Lesson != "", "goal": b.Goal != "", "quiz": b.Quiz != "", "correct": b.Correct != nil,
 		"exercise": b.Exercise != "", "passed": b.Passed != nil, "counterexample": b.Counterexample != "", "playground": b.Playground != "", "hint": b.Hint != 0,
-		"push": b.Push != 0, "handler": b.Handler != "", "survived": b.Survived != nil}
+		"push": b.Push != 0, "handler": b.Handler != "", "survived": b.Survived != nil, "prediction": b.Prediction != ""}
 	allow := func(fields ...string) error {
 		for _, f := range fields {
 			delete(forbid, f)
 		}
-		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "playground", "hint", "push", "handler", "survived"} {
+		for _, f := range []string{"lesson", "goal", "quiz", "correct", "exercise", "passed", "counterexample", "playground", "hint", "push", "handler", "survived", "prediction"} {
 			if forbid[f] {
 				return inputErrorf(f, "%s has no %s", b.Kind, f)
 			}
@@ -180,6 +221,8 @@ func (b eventBody) event() (Event, error) {
 	}
 	var err error
 	switch e.Kind {
+	case KindExerciseChecked:
+		return Event{}, inputErrorf("kind", "exercise_checked is recorded by the server when it runs a check; a browser does not send it")
 	case KindLessonOpened:
 		err = errors.Join(allow("lesson"), need("lesson", b.Lesson))
 		e.Lesson = b.Lesson
@@ -192,23 +235,13 @@ func (b eventBody) event() (Event, error) {
 		err = errors.Join(allow("lesson", "quiz", "correct"), need("lesson", b.Lesson), need("quiz", b.Quiz))
 		e.Lesson, e.Item = b.Lesson, b.Quiz
 		e.Passed = b.Correct != nil && *b.Correct
-	case KindExerciseChecked:
-		err = errors.Join(allow("exercise", "passed", "counterexample", "playground"), need("exercise", b.Exercise))
-		switch {
-		case err != nil:
-		case b.Passed == nil:
-			err = inputErrorf("passed", "exercise_checked needs passed: true or false")
-		case *b.Passed && b.Counterexample != "":
-			err = inputErrorf("counterexample", "a passed check has no counterexample")
-		case !utf8.ValidString(b.Counterexample) || len(b.Counterexample) > maxDetailBytes:
-			err = inputErrorf("counterexample", "at most %d bytes of UTF-8", maxDetailBytes)
-		case b.Playground != "" && b.Counterexample == "":
-			err = inputErrorf("playground", "only a failed check with its counterexample has a playground")
-		case !utf8.ValidString(b.Playground) || len(b.Playground) > MaxPlaygroundBytes:
-			err = inputErrorf("playground", "at most %d bytes of UTF-8", MaxPlaygroundBytes)
+	case KindPredictionMade:
+		err = errors.Join(allow("lesson", "prediction", "correct"), need("lesson", b.Lesson), need("prediction", b.Prediction))
+		if err == nil && b.Correct == nil {
+			err = inputErrorf("correct", "prediction_made needs correct: true or false")
 		}
-		e.Exercise, e.Detail, e.Playground = b.Exercise, b.Counterexample, b.Playground
-		e.Passed = b.Passed != nil && *b.Passed
+		e.Lesson, e.Item = b.Lesson, b.Prediction
+		e.Passed = b.Correct != nil && *b.Correct
 	case KindHintUsed:
 		err = errors.Join(allow("exercise", "hint"), need("exercise", b.Exercise))
 		if err == nil && (b.Hint < 1 || b.Hint > maxHints) {
@@ -277,6 +310,9 @@ func (e Event) Fingerprint() [32]byte {
 		e.Kind, e.Lesson, e.Exercise, e.Item, e.Detail, e.Passed, e.Number)
 	if e.Playground != "" { // only then, so keys stored before it existed still match
 		text = fmt.Appendf(text, " %q", e.Playground)
+	}
+	if e.Source == SourceServer { // likewise: browsers' keys stored before sources match
+		text = fmt.Appendf(text, " server")
 	}
 	return sha256.Sum256(text)
 }

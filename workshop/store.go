@@ -36,10 +36,20 @@ type Store interface {
 	// (ErrKeyReused if the name differs). ErrRoomEnded if the room ended.
 	// A new learner comes with a KindJoined event, in the same transaction.
 	Join(ctx context.Context, roomID int64, key Key, name string, token Token, at time.Time) (Learner, error)
-	// LearnerByToken finds a learner by their resume token.
+	// LearnerByToken finds a learner by their resume token (ErrNotFound
+	// once removed).
 	LearnerByToken(ctx context.Context, token Token) (Learner, error)
-	// Learners lists a room's learners in joining order.
+	// Learners lists a room's learners in joining order, without the
+	// removed.
 	Learners(ctx context.Context, roomID int64) ([]Learner, error)
+	// RenameLearner changes a learner's display name and appends a
+	// KindRenamed event, in one transaction; the same name again changes
+	// nothing. ErrNotFound for a learner not (or no longer) in the room.
+	RenameLearner(ctx context.Context, roomID, learnerID int64, name string, at time.Time) (Learner, error)
+	// RemoveLearner takes a learner out of the room: their token stops
+	// working, their events stay, and a KindRemoved event is appended, in
+	// one transaction. Removing a removed or missing learner changes nothing.
+	RemoveLearner(ctx context.Context, roomID, learnerID int64, at time.Time) error
 
 	// Append records e under the idempotency key (e.RoomID, e.LearnerID,
 	// key) and returns it with its ID and time. Key and event are written

@@ -65,12 +65,16 @@ var (
 )
 
 // InputError is a request a person can fix; Field names what is wrong.
+// Err, when set, is the rule broken (ErrNotInRoom), for errors.Is.
 type InputError struct {
 	Field string
 	Msg   string
+	Err   error
 }
 
 func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
+
+func (e *InputError) Unwrap() error { return e.Err }
 
 func inputErrorf(field, format string, args ...any) error {
 	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...)}

@@ -115,6 +115,17 @@ func TestBackupFile_ConsistentCopyWhileServingRestoresWithPsql(t *testing.T) {
 	if err != nil || l.ID <= learners[len(learners)-1].ID {
 		t.Errorf("a learner joining the restored store: %+v, %v; want an id past %d", l, err, learners[len(learners)-1].ID)
 	}
+	// Events too, past every id the source handed out after the backup: a
+	// class view that saw those resumes after them.
+	srcEvents, err := s.Events(t.Context(), room.ID, 0, false, 1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := srcEvents[len(srcEvents)-1].ID
+	e, _, err := r.Append(t.Context(), "event-after-restore", workshop.Event{RoomID: room.ID, LearnerID: l.ID, Kind: workshop.KindHandRaised, At: time.Now()})
+	if err != nil || e.ID <= seen {
+		t.Errorf("an event in the restored store: id %d, %v; want past %d, the source's last", e.ID, err, seen)
+	}
 }
 
 func fileSize(t *testing.T, path string) int64 {

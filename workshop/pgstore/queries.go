@@ -134,7 +134,7 @@ func (s *Store) EndRoom(ctx context.Context, id int64, at time.Time) (workshop.R
 			if _, err := tx.Exec(ctx, `UPDATE rooms SET ended_at = $1 WHERE id = $2`, ms(at), id); err != nil {
 				return err
 			}
-			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at}
+			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at, Source: workshop.SourceServer}
 			if _, err := insertEvent(ctx, tx, roomEndedKey, ev); err != nil {
 				return err
 			}
@@ -204,7 +204,7 @@ func (s *Store) Join(ctx context.Context, roomID int64, key workshop.Key, name s
 				ON CONFLICT (room_id, join_key) DO NOTHING
 				RETURNING `+learnerColumns, roomID, string(key), name, string(token), ms(at)))
 			if err == nil {
-				_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at})
+				_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at, Source: workshop.SourceServer})
 				return err
 			}
 			if !errors.Is(err, workshop.ErrNotFound) {
@@ -225,24 +225,24 @@ func (s *Store) Join(ctx context.Context, roomID int64, key workshop.Key, name s
 
 // LearnerByToken implements workshop.Store.
 func (s *Store) LearnerByToken(ctx context.Context, token workshop.Token) (workshop.Learner, error) {
-	l, err := scanLearner(s.pool.QueryRow(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = $1`, string(token)))
+	l, err := scanLearner(s.pool.QueryRow(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = $1 AND removed_at IS NULL`, string(token)))
 	return l, unavailable(err)
 }
 
 // Learners implements workshop.Store.
 func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = $1 ORDER BY id`, roomID)
+	rows, _ := s.pool.Query(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = $1 AND removed_at IS NULL ORDER BY id`, roomID)
 	ls, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.Learner, error) { return scanLearner(row) })
 	return ls, unavailable(err)
 }
 
-const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at`
+const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at, source`
 
 func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 	var e workshop.Event
-	var kind string
+	var kind, source string
 	var at time.Time
-	dest := append(prefix, &e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at)
+	dest := append(prefix, &e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at, &source)
 	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return e, workshop.ErrNotFound
@@ -250,6 +250,7 @@ func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 		return e, err
 	}
 	e.Kind = workshop.Kind(kind)
+	e.Source = workshop.Source(source)
 	e.At = at.UTC()
 	return e, nil
 }
@@ -260,11 +261,11 @@ func scanEvent(row pgx.Row, prefix ...any) (workshop.Event, error) {
 func insertEvent(ctx context.Context, tx pgx.Tx, key string, e workshop.Event) (workshop.Event, error) {
 	fp := e.Fingerprint()
 	stored, err := scanEvent(tx.QueryRow(ctx, `INSERT INTO events
-			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		ON CONFLICT (room_id, learner_id, idem_key) DO NOTHING
 		RETURNING `+eventColumns,
-		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, ms(e.At)))
+		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, ms(e.At), string(e.Reporter())))
 	if err != nil {
 		return stored, err
 	}
@@ -323,4 +324,50 @@ func (s *Store) Events(ctx context.Context, roomID, after int64, pushesOnly bool
 	rows, _ := s.pool.Query(ctx, q, roomID, after, limit)
 	evs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workshop.Event, error) { return scanEvent(row) })
 	return evs, unavailable(err)
+}
+
+// RenameLearner implements workshop.Store.
+func (s *Store) RenameLearner(ctx context.Context, roomID, learnerID int64, name string, at time.Time) (workshop.Learner, error) {
+	var l workshop.Learner
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := lockRoom(ctx, tx, roomID); err != nil {
+			return err
+		}
+		old, err := scanLearner(tx.QueryRow(ctx, `SELECT `+learnerColumns+` FROM learners
+			WHERE id = $1 AND room_id = $2 AND removed_at IS NULL FOR UPDATE`, learnerID, roomID))
+		if err != nil || old.Name == name {
+			l = old
+			return err
+		}
+		l, err = scanLearner(tx.QueryRow(ctx, `UPDATE learners SET name = $1 WHERE id = $2 RETURNING `+learnerColumns, name, learnerID))
+		if err != nil {
+			return err
+		}
+		_, err = insertEvent(ctx, tx, workshop.RenamedKey(at), workshop.Event{RoomID: roomID, LearnerID: learnerID,
+			Kind: workshop.KindRenamed, Item: name, Detail: old.Name, At: at, Source: workshop.SourceServer})
+		return err
+	})
+	return l, err
+}
+
+// RemoveLearner implements workshop.Store.
+func (s *Store) RemoveLearner(ctx context.Context, roomID, learnerID int64, at time.Time) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := lockRoom(ctx, tx, roomID); err != nil {
+			if errors.Is(err, workshop.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE learners SET removed_at = $1 WHERE id = $2 AND room_id = $3 AND removed_at IS NULL`,
+			ms(at), learnerID, roomID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			_, err = insertEvent(ctx, tx, workshop.RemovedKey, workshop.Event{RoomID: roomID, LearnerID: learnerID,
+				Kind: workshop.KindRemoved, At: at, Source: workshop.SourceServer})
+		}
+		return err
+	})
 }

@@ -77,7 +77,25 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %s: %w", Describe(url), err)
 	}
+	if err := raiseEventIDs(ctx, pool, time.Now()); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %s: %w", Describe(url), unavailable(err))
+	}
 	return &Store{pool: pool, config: config}, nil
+}
+
+// raiseEventIDs moves the events' identity to at least now in Unix
+// milliseconds × 1000 at each start, as sqlitestore does: a backup restored
+// into a new database continues from the backup's ids, which the servers
+// may have handed out again after the backup, and a class view resuming
+// after one would miss new events. Only ever forward: while other replicas
+// insert, the ids they draw meanwhile are far below the floor (unless more
+// than a million events a second were stored since the last start).
+func raiseEventIDs(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
+	_, err := pool.Exec(ctx, `SELECT setval(seq, $1, false)
+		FROM (SELECT pg_get_serial_sequence('events', 'id')::regclass AS seq) q
+		WHERE COALESCE(pg_sequence_last_value(seq), 0) < $1`, now.UnixMilli()*1000)
+	return err
 }
 
 // Describe names the database of url without its password, for logs.

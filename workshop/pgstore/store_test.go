@@ -173,3 +173,16 @@ func TestListen_ReconnectsAndCatchesUp(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func TestStore_KeySource(t *testing.T) {
+	storetest.RunKeySource(t, func(t *testing.T, n int) []workshop.KeySource {
+		url := pgtest.Database(t)
+		var srcs []workshop.KeySource
+		for range n {
+			s := open(t, url)
+			t.Cleanup(func() { s.Close() })
+			srcs = append(srcs, s)
+		}
+		return srcs
+	})
+}

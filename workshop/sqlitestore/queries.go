@@ -139,7 +139,7 @@ func (s *Store) EndRoom(ctx context.Context, id int64, at time.Time) (workshop.R
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at}
+			ev := workshop.Event{RoomID: id, Kind: workshop.KindRoomEnded, At: at, Source: workshop.SourceServer}
 			if _, err := insertEvent(ctx, tx, roomEndedKey, ev); err != nil {
 				return err
 			}
@@ -214,7 +214,7 @@ func (s *Store) Join(ctx context.Context, roomID int64, key workshop.Key, name s
 			ON CONFLICT (room_id, join_key) DO NOTHING
 			RETURNING `+learnerColumns, roomID, string(key), name, string(token), at.UnixMilli(), !ended.Valid))
 		if err == nil {
-			_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at})
+			_, err = insertEvent(ctx, tx, joinedKey, workshop.Event{RoomID: roomID, LearnerID: l.ID, Kind: workshop.KindJoined, At: at, Source: workshop.SourceServer})
 			return err
 		}
 		if !errors.Is(err, workshop.ErrNotFound) {
@@ -241,7 +241,7 @@ func (s *Store) LearnerByToken(ctx context.Context, token workshop.Token) (works
 	if r == nil {
 		return workshop.Learner{}, workshop.ErrNotFound
 	}
-	return scanLearner(r.QueryRowContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = ?`, string(token)))
+	return scanLearner(r.QueryRowContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE token = ? AND removed_at IS NULL`, string(token)))
 }
 
 // Learners implements workshop.Store.
@@ -250,7 +250,7 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	if err != nil || r == nil {
 		return nil, err
 	}
-	rows, err := r.QueryContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = ? ORDER BY id`, roomID)
+	rows, err := r.QueryContext(ctx, `SELECT `+learnerColumns+` FROM learners WHERE room_id = ? AND removed_at IS NULL ORDER BY id`, roomID)
 	if err != nil {
 		return nil, err
 	}
@@ -266,19 +266,20 @@ func (s *Store) Learners(ctx context.Context, roomID int64) ([]workshop.Learner,
 	return ls, rows.Err()
 }
 
-const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at`
+const eventColumns = `id, room_id, learner_id, kind, lesson, exercise, item, passed, detail, playground, number, at, source`
 
 func scanEvent(row interface{ Scan(...any) error }) (workshop.Event, error) {
 	var e workshop.Event
-	var kind string
+	var kind, source string
 	var at int64
-	if err := row.Scan(&e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at); err != nil {
+	if err := row.Scan(&e.ID, &e.RoomID, &e.LearnerID, &kind, &e.Lesson, &e.Exercise, &e.Item, &e.Passed, &e.Detail, &e.Playground, &e.Number, &at, &source); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, workshop.ErrNotFound
 		}
 		return e, err
 	}
 	e.Kind = workshop.Kind(kind)
+	e.Source = workshop.Source(source)
 	e.At = time.UnixMilli(at).UTC()
 	return e, nil
 }
@@ -289,11 +290,11 @@ func scanEvent(row interface{ Scan(...any) error }) (workshop.Event, error) {
 func insertEvent(ctx context.Context, tx *sql.Tx, key string, e workshop.Event) (workshop.Event, error) {
 	fp := e.Fingerprint()
 	return scanEvent(tx.QueryRowContext(ctx, `INSERT INTO events
-			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(room_id, learner_id, idem_key, fingerprint, kind, push, lesson, exercise, item, passed, detail, playground, number, at, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (room_id, learner_id, idem_key) DO NOTHING
 		RETURNING `+eventColumns,
-		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, e.At.UnixMilli()))
+		e.RoomID, e.LearnerID, key, fp[:], string(e.Kind), e.Kind.Push(), e.Lesson, e.Exercise, e.Item, e.Passed, e.Detail, e.Playground, e.Number, e.At.UnixMilli(), string(e.Reporter())))
 }
 
 // Append implements workshop.Store.
@@ -380,4 +381,52 @@ func (s *Store) Events(ctx context.Context, roomID, after int64, pushesOnly bool
 		evs = append(evs, e)
 	}
 	return evs, rows.Err()
+}
+
+// RenameLearner implements workshop.Store.
+func (s *Store) RenameLearner(ctx context.Context, roomID, learnerID int64, name string, at time.Time) (workshop.Learner, error) {
+	w, _, err := s.dbs(ctx, false)
+	if err != nil {
+		return workshop.Learner{}, err
+	}
+	if w == nil {
+		return workshop.Learner{}, workshop.ErrNotFound
+	}
+	var l workshop.Learner
+	err = inTx(ctx, w, func(tx *sql.Tx) error {
+		old, err := scanLearner(tx.QueryRowContext(ctx, `SELECT `+learnerColumns+` FROM learners
+			WHERE id = ? AND room_id = ? AND removed_at IS NULL`, learnerID, roomID))
+		if err != nil || old.Name == name {
+			l = old
+			return err
+		}
+		l, err = scanLearner(tx.QueryRowContext(ctx, `UPDATE learners SET name = ? WHERE id = ? RETURNING `+learnerColumns, name, learnerID))
+		if err != nil {
+			return err
+		}
+		_, err = insertEvent(ctx, tx, workshop.RenamedKey(at), workshop.Event{RoomID: roomID, LearnerID: learnerID,
+			Kind: workshop.KindRenamed, Item: name, Detail: old.Name, At: at, Source: workshop.SourceServer})
+		return err
+	})
+	return l, err
+}
+
+// RemoveLearner implements workshop.Store.
+func (s *Store) RemoveLearner(ctx context.Context, roomID, learnerID int64, at time.Time) error {
+	w, _, err := s.dbs(ctx, false)
+	if err != nil || w == nil {
+		return err
+	}
+	return inTx(ctx, w, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE learners SET removed_at = ? WHERE id = ? AND room_id = ? AND removed_at IS NULL`,
+			at.UnixMilli(), learnerID, roomID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			_, err = insertEvent(ctx, tx, workshop.RemovedKey, workshop.Event{RoomID: roomID, LearnerID: learnerID,
+				Kind: workshop.KindRemoved, At: at, Source: workshop.SourceServer})
+		}
+		return err
+	})
 }

@@ -153,6 +153,10 @@ func (s *Store) dbs(ctx context.Context, create bool) (writer, reader *sql.DB, e
 		w.Close()
 		return nil, nil, fmt.Errorf("sqlitestore: %s: %w", s.path, err)
 	}
+	if err := raiseEventIDs(ctx, w, time.Now()); err != nil {
+		w.Close()
+		return nil, nil, fmt.Errorf("sqlitestore: %s: %w", s.path, err)
+	}
 	r, err := sql.Open("sqlite", dsn(s.path, roleReader))
 	if err != nil {
 		w.Close()
@@ -235,6 +239,27 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			}
 		}
 		return nil
+	})
+}
+
+// raiseEventIDs makes the next event id at least now in Unix milliseconds
+// × 1000, each time the file is opened. A restored backup is an older file:
+// its own next id may have been handed out before the restore, to events a
+// class view has seen, and a view resuming after that id would miss every
+// new event. Ids handed out since the last open are below this floor unless
+// more than a million events a second were stored since, so a restored file
+// never reuses one. AUTOINCREMENT keeps the next id in sqlite_sequence,
+// which SQLite lets us raise. Ids stay below 2⁵³ (JavaScript's exact
+// integers) until the year 2255.
+func raiseEventIDs(ctx context.Context, db *sql.DB, now time.Time) error {
+	floor := now.UnixMilli() * 1000
+	return inTx(ctx, db, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sqlite_sequence (name, seq)
+			SELECT 'events', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'events')`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'events'`, floor)
+		return err
 	})
 }
 

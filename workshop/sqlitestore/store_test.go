@@ -216,3 +216,66 @@ func TestStore_CheckpointsInTheBackground(t *testing.T) {
 		}
 	}
 }
+
+// A backup restored over the database (the file copied back) hands out no
+// event id that the server handed out before the restore: a class view
+// resuming after the last id it saw still gets every new event.
+func TestRestoredBackup_NeverReusesEventIDs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, sqlitestore.FileName)
+	s, err := sqlitestore.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := workshop.NewService(s, nil)
+	room, err := svc.CreateRoom(t.Context(), "room-key-1", workshop.RoomSpec{Name: "R"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ada, err := svc.Join(t.Context(), room.Code, "join-key-1", "Ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(dir, "backup.db")
+	if err := s.Backup(t.Context(), backup); err != nil {
+		t.Fatal(err)
+	}
+	var seen int64 // the last id a class view saw before the restore
+	for i := range 5 {
+		e, _, err := svc.Record(t.Context(), ada, workshop.Key("after-backup-"+strconv.Itoa(i)), workshop.Event{Kind: workshop.KindHandRaised})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = e.ID
+	}
+	s.Close()
+	// The restore: the backup copied over the database, as the docs say.
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	data, err := os.ReadFile(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	restored, err := sqlitestore.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	svc = workshop.NewService(restored, nil)
+	e, _, err := svc.Record(t.Context(), ada, "after-restore-1", workshop.Event{Kind: workshop.KindHandRaised})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ID <= seen {
+		t.Errorf("the first event after the restore has id %d, not above %d, which a view already saw", e.ID, seen)
+	}
+	evs, err := restored.Events(t.Context(), room.ID, seen, false, 100)
+	if err != nil || len(evs) != 1 || evs[0].ID != e.ID {
+		t.Errorf("events after %d: %+v, %v; want the new one", seen, evs, err)
+	}
+}

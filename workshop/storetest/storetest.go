@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"EndRoom", testEndRoom},
 		{"DeleteRoom", testDeleteRoom},
 		{"DeleteRoomsCreatedBefore", testRetention},
+		{"RenameAndRemoveLearner", testRenameRemove},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -487,5 +489,44 @@ func testRetention(t *testing.T, s workshop.Store) {
 	}
 	if _, err := s.Room(ctx(t), young.ID); err != nil {
 		t.Errorf("the young room: %v", err)
+	}
+}
+
+func testRenameRemove(t *testing.T, s workshop.Store) {
+	room := mustRoom(t, s, "room-key-1", "KQ7-M4P")
+	ada := mustJoin(t, s, room, "join-ada-1", "Ada")
+	bob := mustJoin(t, s, room, "join-bob-1", "Bob")
+	for range 2 { // the same name twice: one event
+		l, err := s.RenameLearner(ctx(t), room.ID, ada.ID, "Ada L.", t0)
+		if err != nil || l.Name != "Ada L." || l.Token != ada.Token {
+			t.Fatalf("rename: %+v, %v", l, err)
+		}
+	}
+	if got, err := s.LearnerByToken(ctx(t), ada.Token); err != nil || got.Name != "Ada L." {
+		t.Errorf("the renamed learner by token: %+v, %v", got, err)
+	}
+	for range 2 {
+		if err := s.RemoveLearner(ctx(t), room.ID, bob.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.LearnerByToken(ctx(t), bob.Token); !errors.Is(err, workshop.ErrNotFound) {
+		t.Errorf("a removed learner's token: %v, want ErrNotFound", err)
+	}
+	if ls, err := s.Learners(ctx(t), room.ID); err != nil || len(ls) != 1 || ls[0].ID != ada.ID {
+		t.Errorf("learners after removing Bob: %+v, %v", ls, err)
+	}
+	if _, err := s.RenameLearner(ctx(t), room.ID, bob.ID, "Robert", t0); !errors.Is(err, workshop.ErrNotFound) {
+		t.Errorf("renaming a removed learner: %v, want ErrNotFound", err)
+	}
+	if _, err := s.RenameLearner(ctx(t), room.ID+1, ada.ID, "Eve", t0); !errors.Is(err, workshop.ErrNotFound) {
+		t.Errorf("renaming through another room: %v, want ErrNotFound", err)
+	}
+	var got []string
+	for _, e := range allEvents(t, s, room, false) {
+		got = append(got, string(e.Kind)+":"+e.Item)
+	}
+	if want := "joined: joined: renamed:Ada L. removed:"; strings.Join(got, " ") != want {
+		t.Errorf("events %q, want %q", strings.Join(got, " "), want)
 	}
 }
