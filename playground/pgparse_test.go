@@ -137,6 +137,9 @@ func FuzzPgAllowList(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	// Started before the first input: the fuzzing engine takes a worker
+	// whose input runs for seconds for a hung one.
+	pgParserWarm()
 	f.Fuzz(func(t *testing.T, q string) {
 		p := pgPlanOf(q)
 		if p.refusal != nil {
