@@ -280,3 +280,26 @@ func TestPostgresLedger_AStatementChangingTooManyRowsIsCancelled(t *testing.T) {
 		t.Errorf("the next learner's trace differs:\n got %s\nwant %s", got, want)
 	}
 }
+
+// The race's waits cannot close a cycle (the waiting INSERT of the dedupe
+// row holds nothing; so does an advisory lock taken first in a
+// transaction): settle takes no deadlock check's wait for them, and the
+// traces are the ones it gave with the wait.
+func TestPostgresLedger_RaceTakesNoDeadlockSettle(t *testing.T) {
+	pg := testPostgresLedgers(t, 1)
+	lg, _ := ParseLedger("postgres-rc", pg)
+	pgTraceBytes(t, lg) // the advisory lock's race
+	before := pgSettleWaits.Load()
+	tr := runOnPostgres(t, pg, "postgres-rc", "concurrent-duplicate", "dedupe-tx", "", raceScript)
+	pgTraceBytes(t, lg)
+	if n := pgSettleWaits.Load() - before; n != 0 {
+		t.Errorf("%d deadlock settles in the races; want none", n)
+	}
+	var waited bool
+	for _, st := range tr.Handlers[0].Steps {
+		waited = waited || st.Kind == StepBlocked
+	}
+	if !waited {
+		t.Error("dedupe-tx's race had no wait")
+	}
+}

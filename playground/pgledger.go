@@ -207,7 +207,7 @@ func (p *PostgresLedgers) Close() error {
 	}
 	defer admin.Close(ctx)
 	for _, pl := range p.all {
-		if err := execAll(ctx, admin, pl.dropSQL()); err != nil {
+		if err := execCatalog(ctx, admin, pl.dropSQL()); err != nil {
 			return err
 		}
 	}
@@ -299,7 +299,7 @@ GRANT EXECUTE ON FUNCTION %[1]s.pg_advisory_xact_lock(bigint) TO %[1]s;
 GRANT USAGE ON SCHEMA %[1]s TO %[1]s;
 GRANT SELECT, INSERT, UPDATE, DELETE ON %[8]s TO %[1]s;
 `, s, pl.password, MaxWorkers+3, ms(pgStatementTimeout), ms(pgLockTimeout), ms(pgIdleInTxTimeout), pgSchemaSQL, strings.Join(tableOrder, ", "), pl.lockNumber())
-	if err := execAll(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
+	if err := execCatalog(ctx, admin, "BEGIN;"+sql+"COMMIT;"); err != nil {
 		return fmt.Errorf("ledger schema %s: %w", s, err)
 	}
 	// deadlock_timeout is a superuser's setting: without it, PostgreSQL

@@ -592,6 +592,7 @@ func FuzzPgDialect(f *testing.F) {
 	f.Add("'unterminated :x")
 	f.Add("BEGIN ISOLATION LEVEL SERIALIZABLE")
 	f.Add("COMMIT WORK")
+	pgParserWarm() // before the first input, which would otherwise take seconds (pgCheckSQL parses)
 	f.Fuzz(func(t *testing.T, q string) {
 		out, names := pgPositional(q)
 		if len(names) == 0 && out != q {

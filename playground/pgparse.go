@@ -460,6 +460,9 @@ func pgLockTraits(stmt *pg_query.Node) (readOnly, waitsHoldingNothing bool) {
 		})
 	}
 	visit(stmt.ProtoReflect())
+	if stmt.GetTransactionStmt() != nil {
+		return true, false // BEGIN takes no lock; COMMIT and ROLLBACK end the transaction
+	}
 	if sel := stmt.GetSelectStmt(); sel != nil {
 		readOnly = !locks && !nested
 		waitsHoldingNothing = !nested && len(sel.FromClause) == 0 && sel.Op == pg_query.SetOperation_SETOP_NONE

@@ -47,7 +47,7 @@ UNION SELECT nspname FROM pg_namespace WHERE nspname ~ '^%[1]s_[0-9]+$' ORDER BY
 		return fmt.Errorf("ledger pool %s: %w", prefix, err)
 	}
 	for _, row := range stale[0].Rows {
-		if err := execAll(ctx, owner, (&pgLedger{schema: string(row[0])}).dropSQL()); err != nil {
+		if err := execCatalog(ctx, owner, (&pgLedger{schema: string(row[0])}).dropSQL()); err != nil {
 			return fmt.Errorf("ledger pool %s: dropping what an earlier server left: %w", prefix, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -64,7 +65,7 @@ BEGIN
 		EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
 	END LOOP;
 END $$`
-	if err := execAll(ctx, admin, sql); err != nil {
+	if err := execCatalog(ctx, admin, sql); err != nil {
 		return fmt.Errorf("ledger database: revoking PUBLIC's defaults (needs a superuser; give ledgers a database of their own): %w", err)
 	}
 	return nil
@@ -79,4 +80,19 @@ func (pl *pgLedger) lockNumber() int32 {
 		n++ // never the key that pools take their prefix's lock under (pgprefix.go)
 	}
 	return n
+}
+
+// execCatalog runs sql that changes the catalog's privileges or drops
+// roles: two pools opening or closing at once on one database may take
+// the same catalog rows in opposite orders, and PostgreSQL then aborts one
+// of them with a deadlock (40P01), which is retried.
+func execCatalog(ctx context.Context, c *pgconn.PgConn, sql string) error {
+	var err error
+	for attempt := range 5 {
+		if err = execAll(ctx, c, sql); pgSQLState(err) != "40P01" {
+			return err
+		}
+		time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond)
+	}
+	return err
 }

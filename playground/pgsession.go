@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -125,6 +126,9 @@ func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedV
 	}()
 }
 
+// pgSettleWaits counts the deadlock checks' waits settle took (tests).
+var pgSettleWaits atomic.Int64
+
 // settle waits until the statement in flight on sess has finished (true)
 // or waits on a lock (false, with its blockers named).
 func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
@@ -160,6 +164,7 @@ func (pl *pgLedger) settle(sess *pgSession) (bool, error) {
 				// Let PostgreSQL run this wait's deadlock check before
 				// anything else runs (pgDeadlockSettle).
 				st.settled = true
+				pgSettleWaits.Add(1)
 				select {
 				case <-st.done:
 					return true, nil
