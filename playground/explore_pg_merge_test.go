@@ -2,6 +2,8 @@ package playground
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +24,7 @@ func TestCheckOn_PostgresMergedMatchesUnmerged(t *testing.T) {
 	}
 	relaxCheckTimeout(t)
 	checkTimeout = 5 * time.Minute // the unmerged search, on a loaded machine
-	pg := testPostgresLedgers(t, 8)
+	pg := testPostgresLedgers(t, 16)
 	ex := exerciseByID(t, "race-check-then-insert")
 	handlers := []struct{ name, source, levels string }{
 		{"start", ex.Start, "rr serializable"},
@@ -32,52 +34,67 @@ func TestCheckOn_PostgresMergedMatchesUnmerged(t *testing.T) {
 		// 9,334 unmerged: a minute more, left out.
 		{"check-inside-with-retry", raceCheckInsideWithRetry, "rr"},
 	}
-	passes := 0
+	type check struct {
+		name, source     string
+		lg               Ledger
+		merged, unmerged *CheckResult
+		err              error
+	}
+	var checks []*check
 	for _, level := range []string{"postgres-rr", "postgres-serializable"} {
 		lg, _ := ParseLedger(level, pg)
 		for _, h := range handlers {
-			if !slices.Contains(strings.Fields(h.levels), strings.TrimPrefix(level, "postgres-")) {
-				continue
+			if slices.Contains(strings.Fields(h.levels), strings.TrimPrefix(level, "postgres-")) {
+				checks = append(checks, &check{name: level + "/" + h.name, source: h.source, lg: lg})
 			}
-			t.Run(level+"/"+h.name, func(t *testing.T) {
-				merged := checkKeyedByPaths(t, ex, h.source, lg, false)
-				unmerged := checkKeyedByPaths(t, ex, h.source, lg, true)
-				if merged.Passed != unmerged.Passed || (merged.Error == nil) != (unmerged.Error == nil) || (merged.Counterexample == nil) != (unmerged.Counterexample == nil) {
-					t.Fatalf("merged: passed=%v %+v %+v; unmerged: passed=%v %+v %+v", merged.Passed, merged.Error, merged.Counterexample, unmerged.Passed, unmerged.Error, unmerged.Counterexample)
-				}
-				if ce, uce := merged.Counterexample, unmerged.Counterexample; ce != nil {
-					if ce.Invariant != uce.Invariant {
-						t.Errorf("merged breaks %s (%s), unmerged %s (%s)", ce.Invariant, ce.Violation, uce.Invariant, uce.Violation)
-					}
-					t.Logf("merged: %s → %s; unmerged: %s → %s", ce.Script, ce.Violation, uce.Script, uce.Violation)
-				}
-				if merged.Passed {
-					passes++
-					if merged.Schedules != unmerged.Schedules || merged.DistinctStates >= unmerged.DistinctStates {
-						t.Errorf("settled states %d merged, %d unmerged; states %d merged, %d unmerged", merged.Schedules, unmerged.Schedules, merged.DistinctStates, unmerged.DistinctStates)
-					}
-					t.Logf("%d settled states; %d states merged, %d unmerged", merged.Schedules, merged.DistinctStates, unmerged.DistinctStates)
-				}
-			})
 		}
+	}
+	// Every merged check, then every unmerged one, pgChecksAtOnce at a
+	// time (pgKeyPaths is the package's, set for each phase).
+	for _, paths := range []bool{false, true} {
+		pgKeyPaths = paths
+		inParallel(len(checks), pgChecksAtOnce, func(i int) {
+			c := checks[i]
+			res, err := CheckOn(context.Background(), ex, c.source, c.lg)
+			if err == nil && res.Unfinished != "" {
+				err = errors.New(res.Unfinished)
+			}
+			if err != nil {
+				c.err = fmt.Errorf("merged=%v: %w", !paths, err)
+			} else if paths {
+				c.unmerged = res
+			} else {
+				c.merged = res
+			}
+		})
+		pgKeyPaths = false
+	}
+	passes := 0
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if c.err != nil {
+				t.Fatal(c.err)
+			}
+			merged, unmerged := c.merged, c.unmerged
+			if merged.Passed != unmerged.Passed || (merged.Error == nil) != (unmerged.Error == nil) || (merged.Counterexample == nil) != (unmerged.Counterexample == nil) {
+				t.Fatalf("merged: passed=%v %+v %+v; unmerged: passed=%v %+v %+v", merged.Passed, merged.Error, merged.Counterexample, unmerged.Passed, unmerged.Error, unmerged.Counterexample)
+			}
+			if ce, uce := merged.Counterexample, unmerged.Counterexample; ce != nil {
+				if ce.Invariant != uce.Invariant {
+					t.Errorf("merged breaks %s (%s), unmerged %s (%s)", ce.Invariant, ce.Violation, uce.Invariant, uce.Violation)
+				}
+				t.Logf("merged: %s → %s; unmerged: %s → %s", ce.Script, ce.Violation, uce.Script, uce.Violation)
+			}
+			if merged.Passed {
+				passes++
+				if merged.Schedules != unmerged.Schedules || merged.DistinctStates >= unmerged.DistinctStates {
+					t.Errorf("settled states %d merged, %d unmerged; states %d merged, %d unmerged", merged.Schedules, unmerged.Schedules, merged.DistinctStates, unmerged.DistinctStates)
+				}
+				t.Logf("%d settled states; %d states merged, %d unmerged", merged.Schedules, merged.DistinctStates, unmerged.DistinctStates)
+			}
+		})
 	}
 	if passes == 0 {
 		t.Error("no handler passed: the settled states were never compared")
 	}
-}
-
-// checkKeyedByPaths checks a handler on PostgreSQL with the checker's
-// merging, or (paths) with none where a transaction is open.
-func checkKeyedByPaths(t *testing.T, ex *Exercise, source string, lg Ledger, paths bool) *CheckResult {
-	t.Helper()
-	pgKeyPaths = paths
-	defer func() { pgKeyPaths = false }()
-	res, err := CheckOn(context.Background(), ex, source, lg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Unfinished != "" {
-		t.Fatal(res.Unfinished)
-	}
-	return res
 }

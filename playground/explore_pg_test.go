@@ -109,14 +109,17 @@ COMMIT;
 
 // TestCheckOn_PostgresMutationSuite checks the race exercise's wrong and
 // correct handlers on PostgreSQL at each isolation level, and
-// replays every counterexample on PostgreSQL to the same break.
+// replays every counterexample on PostgreSQL to the same break. The checks
+// run pgChecksAtOnce at a time on one pool (each on ledgers of its own
+// while it holds them, as concurrent learners' checks do); each subtest
+// then judges one check's answer.
 func TestCheckOn_PostgresMutationSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs about forty checks on PostgreSQL")
 	}
 	relaxCheckTimeout(t)
 	checkTimeout = 3 * time.Minute // a full check at SERIALIZABLE, on a loaded machine
-	pg := testPostgresLedgers(t, 8)
+	pg := testPostgresLedgers(t, 16)
 	ex := exerciseByID(t, "race-check-then-insert")
 	type handler struct {
 		name, source string
@@ -138,26 +141,44 @@ func TestCheckOn_PostgresMutationSuite(t *testing.T) {
 	for _, e := range pgRaceExtras {
 		handlers = append(handlers, handler(e))
 	}
+	type check struct {
+		name    string
+		lg      Ledger
+		h       handler
+		want    pgVerdict
+		res     *CheckResult
+		err     error
+		elapsed time.Duration
+	}
+	var checks []*check
 	for i, level := range []string{"postgres-rc", "postgres-rr", "postgres-serializable"} {
 		lg, err := ParseLedger(level, pg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range handlers {
-			if h.verdicts[i] == pgNotChecked {
-				continue
+			if h.verdicts[i] != pgNotChecked {
+				checks = append(checks, &check{name: level + "/" + h.name, lg: lg, h: h, want: h.verdicts[i]})
 			}
-			t.Run(level+"/"+h.name, func(t *testing.T) {
-				res, err := CheckOn(context.Background(), ex, h.source, lg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				assertPgVerdict(t, res, h.verdicts[i])
-				if res.Counterexample != nil {
-					assertReplaysOnPostgres(t, lg, h.source, res.Counterexample)
-				}
-			})
 		}
+	}
+	inParallel(len(checks), pgChecksAtOnce, func(i int) {
+		c := checks[i]
+		start := time.Now()
+		c.res, c.err = CheckOn(context.Background(), ex, c.h.source, c.lg)
+		c.elapsed = time.Since(start)
+	})
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if c.err != nil {
+				t.Fatal(c.err)
+			}
+			t.Logf("checked in %v", c.elapsed.Round(time.Millisecond))
+			assertPgVerdict(t, c.res, c.want)
+			if c.res.Counterexample != nil {
+				assertReplaysOnPostgres(t, c.lg, c.h.source, c.res.Counterexample)
+			}
+		})
 	}
 }
 

@@ -62,6 +62,7 @@ func TestExplore_EveryStateEqualsAFreshReplay(t *testing.T) {
 				continue // a handler for the other message kind
 			}
 			t.Run(ex.ID+"/"+hs.name, func(t *testing.T) {
+				t.Parallel() // each on ledgers of its own: the cores share the work
 				states, problems := 0, 0
 				for _, c := range ex.checks() {
 					for _, name := range ex.Scenarios {

@@ -66,6 +66,7 @@ func TestCheck_SolutionsPassStartsFail(t *testing.T) {
 	relaxCheckTimeout(t)
 	for _, ex := range exerciseFixtures(t) {
 		t.Run(ex.ID, func(t *testing.T) {
+			t.Parallel() // the cores share the exercises
 			ctx := context.Background()
 			pass, err := Check(ctx, ex, ex.Solution)
 			if err != nil {
@@ -512,6 +513,7 @@ func TestCheck_MutationSuite(t *testing.T) {
 			ex := exerciseByID(t, id)
 			for _, m := range g.Wrong {
 				t.Run(id+"/wrong/"+m.Name, func(t *testing.T) {
+					t.Parallel()
 					res, err := Check(context.Background(), ex, m.Source)
 					if err != nil {
 						t.Fatal(err)
@@ -527,6 +529,7 @@ func TestCheck_MutationSuite(t *testing.T) {
 			}
 			for _, m := range g.Right {
 				t.Run(id+"/right/"+m.Name, func(t *testing.T) {
+					t.Parallel()
 					res, err := Check(context.Background(), ex, m.Source)
 					if err != nil {
 						t.Fatal(err)

@@ -107,6 +107,15 @@ func (sess *pgSession) start(ctx context.Context, q string, args []driver.NamedV
 		}
 	}
 	sess.notices, sess.overflow = nil, false
+	// The statement does not end with the run's context. pgconn would close
+	// the connection mid-query and send its cancel request asynchronously,
+	// and the server could still run the statement, an autocommitted one
+	// to its commit, after the release has reset the rows for the next run
+	// (which then skips its reset): a fresh run would start from other
+	// rows (TestPostgresLedger_ACancelledRunEndsItsStatementBeforeTheReset).
+	// A run that ends leaves the statement to abandon, which cancels it and
+	// waits for its end; statement_timeout and lock_timeout bound it.
+	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer close(st.done)
 		rr := sess.conn.ExecParams(ctx, sqlText, values, oids, nil, nil)
