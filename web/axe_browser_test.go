@@ -1,6 +1,7 @@
 package web
 
 import (
+	"idemlab/web/exercise"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,7 +82,7 @@ func axeEveryPage(t *testing.T, scheme string) {
 	}
 	// An exercise whose starting handler is checked: a counterexample.
 	spec := builtinExercise(t, "dedupe-credit")
-	run(t, ctx, chromedp.Navigate(srv.URL+exercisePath(spec.ID)))
+	run(t, ctx, chromedp.Navigate(srv.URL+exercise.ExercisePath(spec.ID)))
 	exClick(t, ctx, `[data-exercise="`+spec.ID+`"] [data-testid="exercise-check"]`)
 	exWait(t, ctx, "the counterexample", exResultState(spec.ID)+` === "fail"`)
 	check("exercise with a counterexample")

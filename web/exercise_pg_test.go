@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"idemlab/web/exercise"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -45,9 +46,9 @@ func TestExerciseCheck_LedgerWithoutPostgres(t *testing.T) {
 // other suites.
 func exercisePostgresServer(t *testing.T) *Server {
 	t.Helper()
-	saved := exerciseCheckTimeout
-	exerciseCheckTimeout = time.Minute
-	t.Cleanup(func() { exerciseCheckTimeout = saved })
+	saved := exercise.ExerciseCheckTimeout
+	exercise.ExerciseCheckTimeout = time.Minute
+	t.Cleanup(func() { exercise.ExerciseCheckTimeout = saved })
 	pg := testLedgers(t, 4)
 	s, err := NewServer(Config{Logger: slog.New(slog.DiscardHandler), Ledgers: pg}, builtinCourse(t))
 	if err != nil {
@@ -136,7 +137,7 @@ func FuzzCheckEndpoint_Ledger(f *testing.F) {
 		f.Add(name)
 	}
 	s := exerciseServer(f)
-	h := s.handle(newExerciseChecker(s, 64).serveCheckAPI)
+	h := s.handle(newExerciseChecker(s, 64).ServeCheckAPI)
 	f.Fuzz(func(t *testing.T, ledger string) {
 		resp := postForm(t, h, "/api/v1/check", url.Values{"exercise": {"dedupe-credit"}, "handler": {"@on credit\nSELECT 1;\n"}, "ledger": {ledger}})
 		body := readBody(t, resp)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/exercise"
 	"idemlab/web/playurl"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestBrowser_InverseLearnerBreaksTheHandler(t *testing.T) {
 			t.Fatalf("Tab from the editor lands on %q, want the Check button", got)
 		}
 		run(t, ctx, chromedp.KeyEvent(kb.Enter))
-		if err := browsertest.WaitForPath(ctx, exerciseCheckPath(spec.ID)); err != nil {
+		if err := browsertest.WaitForPath(ctx, exercise.ExerciseCheckPath(spec.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,11 +103,11 @@ func TestBrowser_InverseWithoutJavaScript(t *testing.T) {
 		browsertest.DisableJavaScript(),
 		browsertest.ColorScheme("dark"),
 		chromedp.EmulateViewport(exPhoneWidth, exPhoneHeight, chromedp.EmulateMobile),
-		chromedp.Navigate(srv.URL+exercisePath(spec.ID)),
+		chromedp.Navigate(srv.URL+exercise.ExercisePath(spec.ID)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
 	exClick(t, ctx, sel+` [data-testid="exercise-reveal"]`)
-	if err := browsertest.WaitForPath(ctx, exerciseCheckPath(spec.ID)); err != nil {
+	if err := browsertest.WaitForPath(ctx, exercise.ExerciseCheckPath(spec.ID)); err != nil {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the shortest", `document.querySelector('`+sel+` [data-testid="inverse-shortest"]')`)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/exercise"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/url"
@@ -110,7 +111,7 @@ type predictView struct {
 // not have (the decoder knows only the bound shared by every block).
 func checkPlaceParams(v *site.View, place playurl.Place, state playurl.State) error {
 	if state.Exercise != "" {
-		if _, spec := findExercise(v.Course, state.Exercise); spec == nil {
+		if _, spec := exercise.FindExercise(v.Course, state.Exercise); spec == nil {
 			return &playground.InputError{Field: playurl.KeyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.Exercise, 40))}
 		}
 	}
@@ -164,15 +165,15 @@ func newExerciseBack(v *site.View, pv *playgroundView) *exerciseBack {
 	if pv.state.Exercise == "" {
 		return nil
 	}
-	_, spec := findExercise(v.Course, pv.state.Exercise)
+	_, spec := exercise.FindExercise(v.Course, pv.state.Exercise)
 	if spec == nil {
 		return nil // checkPlaceParams refused it already
 	}
-	href := exercisePath(spec.ID)
+	href := exercise.ExercisePath(spec.ID)
 	if spec.IsInverse() {
-		href += breakBackQuery(pv.state.Events)
+		href += exercise.BreakBackQuery(pv.state.Events)
 	} else if pv.state.Custom != "" {
 		href += "?handler=" + url.QueryEscape(pv.state.Custom)
 	}
-	return &exerciseBack{Title: exerciseTitle(spec), Href: v.Path(href + "#" + exerciseDOMID(spec.ID))}
+	return &exerciseBack{Title: exercise.ExerciseTitle(spec), Href: v.Path(href + "#" + exercise.ExerciseDOMID(spec.ID))}
 }

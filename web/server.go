@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"idemlab/web/admit"
+	"idemlab/web/exercise"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"log/slog"
@@ -142,8 +143,8 @@ type route struct {
 // routes is the one list of every URL the site answers. GET patterns also
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
-	ex := newExerciseChecker(s, defaultCheckConcurrency())
-	ex.slots = s.adm.Slots // checks and runs share the admission's slots
+	ex := newExerciseChecker(s, exercise.DefaultCheckConcurrency())
+	ex.Slots = s.adm.Slots // checks and runs share the admission's slots
 	return append([]route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
@@ -155,7 +156,7 @@ func (s *Server) routes() []route {
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, slices.Concat(s.featureRoutes(ex.routes()), s.workshopRoutes())...)
+	}, slices.Concat(s.featureRoutes(ex.Routes()), s.workshopRoutes())...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -474,12 +475,21 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 
 // newExerciseChecker is the exercises' checker wired to s, with room for
 // concurrency checks at once.
-func newExerciseChecker(s *Server, concurrency int) *exerciseChecker {
-	return newChecker(checkerDeps{
-		view:        func() *site.View { return s.site.Load().view },
-		ledgers:     s.ledgers,
-		ledgerGate:  s.ledgerGate,
-		metrics:     s.metrics,
-		admitClient: s.admitClient,
+func newExerciseChecker(s *Server, concurrency int) *exercise.Checker {
+	return exercise.New(exercise.Deps{
+		View:        func() *site.View { return s.site.Load().view },
+		Ledgers:     s.ledgers,
+		LedgerGate:  s.ledgerGate,
+		Metrics:     s.metrics,
+		AdmitClient: s.admitClient,
 	}, concurrency)
+}
+
+// CheckReport is the JSON report of a handler's check, as the check API
+// and `idemlab check --json` write it.
+type CheckReport = exercise.CheckReport
+
+// NewCheckReport reports res, checked for the handler source.
+func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
+	return exercise.NewCheckReport(res, source)
 }

@@ -1,4 +1,4 @@
-package web
+package exercise
 
 import (
 	"bytes"
@@ -48,53 +48,53 @@ const (
 	exerciseRetryAfter = "1"
 )
 
-// exerciseCheckTimeout is the deadline of one check; every built-in
+// ExerciseCheckTimeout is the deadline of one check; every built-in
 // exercise checks in about a second or less. A variable only so that
 // race-detector test builds can scale it (race_test.go).
-var exerciseCheckTimeout = 5 * time.Second
+var ExerciseCheckTimeout = 5 * time.Second
 
-// exerciseChecker runs checks for the exercise routes, at most cap(slots)
+// Checker runs checks for the exercise routes, at most cap(slots)
 // at a time.
-type exerciseChecker struct {
-	deps    checkerDeps
-	slots   chan struct{}
-	timeout time.Duration
+type Checker struct {
+	deps    Deps
+	Slots   chan struct{}
+	Timeout time.Duration
 }
 
-// checkerDeps is what the exercises need from the server that serves them.
-type checkerDeps struct {
-	view        func() *site.View // the current course's
-	ledgers     *playground.PostgresLedgers
-	ledgerGate  *admit.LedgerGate // nil without PostgreSQL ledgers
-	metrics     *site.Metrics
-	admitClient func(r *http.Request) (client string, err error) // the client's fair share
+// Deps is what the exercises need from the server that serves them.
+type Deps struct {
+	View        func() *site.View // the current course's
+	Ledgers     *playground.PostgresLedgers
+	LedgerGate  *admit.LedgerGate // nil without PostgreSQL ledgers
+	Metrics     *site.Metrics
+	AdmitClient func(r *http.Request) (client string, err error) // the client's fair share
 }
 
-func newChecker(deps checkerDeps, concurrency int) *exerciseChecker {
+func New(deps Deps, concurrency int) *Checker {
 	if concurrency < 1 {
 		concurrency = 1
 	}
-	return &exerciseChecker{deps: deps, slots: make(chan struct{}, concurrency), timeout: exerciseCheckTimeout}
+	return &Checker{deps: deps, Slots: make(chan struct{}, concurrency), Timeout: ExerciseCheckTimeout}
 }
 
 // routes are the exercises' URLs: the exercise page, its form's check
 // (a result page, without JavaScript) and the check API.
-func (c *exerciseChecker) routes() []site.Route {
+func (c *Checker) Routes() []site.Route {
 	return []site.Route{
 		{Pattern: "GET /exercises/{id}", Serve: c.servePage},
-		{Pattern: "POST /exercises/{id}/check", Serve: c.serveCheckForm},
-		{Pattern: "POST /api/v1/check", Serve: c.serveCheckAPI},
+		{Pattern: "POST /exercises/{id}/check", Serve: c.ServeCheckForm},
+		{Pattern: "POST /api/v1/check", Serve: c.ServeCheckAPI},
 	}
 }
 
-// defaultCheckConcurrency is one check per usable core.
-func defaultCheckConcurrency() int { return runtime.GOMAXPROCS(0) }
+// DefaultCheckConcurrency is one check per usable core.
+func DefaultCheckConcurrency() int { return runtime.GOMAXPROCS(0) }
 
 // errCheckBusy: every check slot is taken.
 var errCheckBusy = errors.New("every checker is busy")
 
-// findExercise looks an exercise up by id in a course, with its lesson.
-func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.ExerciseSpec) {
+// FindExercise looks an exercise up by id in a course, with its lesson.
+func FindExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.ExerciseSpec) {
 	spec := course.Exercise(id)
 	if spec == nil || spec.Exercise == nil {
 		return nil, nil
@@ -115,9 +115,9 @@ func findExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.
 // check runs one check within a slot and the deadline. A check the
 // deadline stops is the handler's fault as far as the learner can tell, so
 // it becomes a result with Error set, not a server error.
-func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
-	if lg.Postgres != nil && c.deps.ledgerGate != nil {
-		release, err := c.deps.ledgerGate.AcquireAll(ctx) // admitpg.go
+func (c *Checker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
+	if lg.Postgres != nil && c.deps.LedgerGate != nil {
+		release, err := c.deps.LedgerGate.AcquireAll(ctx) // admitpg.go
 		if _, busy := admit.IsRefusal(err); busy {
 			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
 		}
@@ -133,7 +133,7 @@ func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, ha
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &playground.CheckResult{Exercise: ex.ID, Error: &playground.HandlerError{
-			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.timeout)}}, took, nil
+			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.Timeout)}}, took, nil
 	}
 	return res, took, err
 }
@@ -141,24 +141,24 @@ func (c *exerciseChecker) check(ctx context.Context, ex *playground.Exercise, ha
 // inSlot runs one check within a slot and the deadline, and says how long
 // it took; errCheckBusy when every slot is taken, and an error wrapping
 // context.DeadlineExceeded when the deadline stopped it.
-func (c *exerciseChecker) inSlot(ctx context.Context, run func(context.Context) error) (time.Duration, error) {
+func (c *Checker) inSlot(ctx context.Context, run func(context.Context) error) (time.Duration, error) {
 	select {
-	case c.slots <- struct{}{}:
+	case c.Slots <- struct{}{}:
 	default:
-		c.deps.metrics.Refused("busy")
+		c.deps.Metrics.Refused("busy")
 		return 0, errCheckBusy
 	}
-	c.deps.metrics.RunsInFlight.Inc()
+	c.deps.Metrics.RunsInFlight.Inc()
 	defer func() {
-		c.deps.metrics.RunsInFlight.Dec()
-		<-c.slots
+		c.deps.Metrics.RunsInFlight.Dec()
+		<-c.Slots
 	}()
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	start := time.Now()
 	err := run(ctx)
 	took := time.Since(start)
-	c.deps.metrics.ObserveCheck(took)
+	c.deps.Metrics.ObserveCheck(took)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return took, fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
 	}
@@ -210,16 +210,16 @@ func setBusy(w http.ResponseWriter) {
 // ----- GET /exercises/{id} and POST /exercises/{id}/check -----
 
 // servePage shows one exercise on its own page at its start.
-func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) error {
-	v := c.deps.view()
-	l, spec := findExercise(v.Course, r.PathValue("id"))
+func (c *Checker) servePage(w http.ResponseWriter, r *http.Request) error {
+	v := c.deps.View()
+	l, spec := FindExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
-	ev := &exerciseView{spec: spec, handler: spec.Start}
+	ev := &ExerciseView{Spec: spec, Handler: spec.Start}
 	if spec.IsInverse() { // a replay links back with the learner's script
 		if sc := r.URL.Query().Get("script"); strings.TrimSpace(sc) != "" && len(sc) <= playground.MaxScriptBytes {
-			ev.handler = sc
+			ev.Handler = sc
 		}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 	}
@@ -227,19 +227,19 @@ func (c *exerciseChecker) servePage(w http.ResponseWriter, r *http.Request) erro
 	// (handler=…), which the editor takes up again.
 	if h := r.URL.Query().Get("handler"); strings.TrimSpace(h) != "" {
 		if len(h) > exerciseHandlerLimit {
-			ev.outcome = &exerciseOutcome{notice: fmt.Sprintf("The handler in the link is %d bytes; the limit is %d, so the editor starts over.", len(h), exerciseHandlerLimit)}
+			ev.Outcome = &ExerciseOutcome{notice: fmt.Sprintf("The handler in the link is %d bytes; the limit is %d, so the editor starts over.", len(h), exerciseHandlerLimit)}
 			return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
 		}
-		ev.handler = h
+		ev.Handler = h
 	}
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 
-// serveCheckForm is the form without JavaScript: the exercise page again,
+// ServeCheckForm is the form without JavaScript: the exercise page again,
 // with the learner's text kept and the result under the editor.
-func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request) error {
-	v := c.deps.view()
-	l, spec := findExercise(v.Course, r.PathValue("id"))
+func (c *Checker) ServeCheckForm(w http.ResponseWriter, r *http.Request) error {
+	v := c.deps.View()
+	l, spec := FindExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
@@ -247,29 +247,29 @@ func (c *exerciseChecker) serveCheckForm(w http.ResponseWriter, r *http.Request)
 		return c.serveBreakForm(w, r, v, l, spec)
 	}
 	in, err := readCheckForm(w, r)
-	ev := &exerciseView{spec: spec, handler: in.handler}
+	ev := &ExerciseView{Spec: spec, Handler: in.handler}
 	var lg playground.Ledger
 	if err == nil {
 		lg, ev.ledger, err = c.checkLedger(r)
 	}
 	if err != nil {
-		ev.outcome = &exerciseOutcome{notice: "Not checked: " + err.Error() + "."}
+		ev.Outcome = &ExerciseOutcome{notice: "Not checked: " + err.Error() + "."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
 	}
-	if _, err := c.deps.admitClient(r); err != nil {
+	if _, err := c.deps.AdmitClient(r); err != nil {
 		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
 	switch {
 	case errors.Is(err, errCheckBusy):
 		setBusy(w)
-		ev.outcome = &exerciseOutcome{notice: "The checker is busy with other learners. Your handler is kept: press Check again in a second."}
+		ev.Outcome = &ExerciseOutcome{notice: "The checker is busy with other learners. Your handler is kept: press Check again in a second."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusTooManyRequests)
 	case err != nil:
 		return checkFailed(spec, err)
 	}
 	setServerTiming(w, took)
-	ev.outcome = &exerciseOutcome{result: res}
+	ev.Outcome = &ExerciseOutcome{Result: res}
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 
@@ -283,9 +283,9 @@ func unknownExercise(id string) error {
 	return site.NotFoundf("There is no exercise called “%s”. Exercises are at the end of the lessons; pick one from the course.", english.Truncate(id, 80))
 }
 
-func (c *exerciseChecker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, ev *exerciseView, status int) error {
+func (c *Checker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, ev *ExerciseView, status int) error {
 	pos, _ := site.PositionOf(v.Course, l.Slug)
-	meta := site.PageMeta{Title: "Exercise: " + exerciseTitle(ev.spec), Description: ev.spec.Goal, Canonical: exercisePath(ev.spec.ID), Section: "lesson"}
+	meta := site.PageMeta{Title: "Exercise: " + ExerciseTitle(ev.Spec), Description: ev.Spec.Goal, Canonical: ExercisePath(ev.Spec.ID), Section: "lesson"}
 	return site.WriteHTML(w, r, status, site.NoStore, site.Page(v, meta), exercisePage(v, l, pos, ev))
 }
 
@@ -327,16 +327,16 @@ func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 	return r
 }
 
-// serveCheckAPI answers a check as JSON. Learner input never makes a 500:
+// ServeCheckAPI answers a check as JSON. Learner input never makes a 500:
 // an unknown exercise is a 404, a missing or oversized handler a 400, a
 // full checker a 429 with Retry-After (all {"error", "field"} from the one
 // error path); a handler that does not parse is a 200 whose error names
 // the line.
-func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) error {
-	v := c.deps.view()
+func (c *Checker) ServeCheckAPI(w http.ResponseWriter, r *http.Request) error {
+	v := c.deps.View()
 	in, err := readCheckForm(w, r)
 	id := r.PostForm.Get("exercise")
-	_, spec := findExercise(v.Course, id)
+	_, spec := FindExercise(v.Course, id)
 	switch {
 	case in.unreadable:
 		return err
@@ -345,7 +345,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	case spec == nil:
 		return &site.Error{Status: http.StatusNotFound, Field: "exercise", Message: fmt.Sprintf("exercise: there is no exercise called %q", english.Truncate(id, 80))}
 	case spec.IsInverse():
-		return &site.Error{Status: http.StatusBadRequest, Field: "exercise", Message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, exerciseCheckPath(spec.ID))}
+		return &site.Error{Status: http.StatusBadRequest, Field: "exercise", Message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, ExerciseCheckPath(spec.ID))}
 	case err != nil:
 		return err
 	}
@@ -353,7 +353,7 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	if _, err := c.deps.admitClient(r); err != nil {
+	if _, err := c.deps.AdmitClient(r); err != nil {
 		return err
 	}
 	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
@@ -365,8 +365,8 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 		return checkFailed(spec, err)
 	}
 	var frag bytes.Buffer
-	ev := &exerciseView{spec: spec, handler: in.handler, ledger: ledger, outcome: &exerciseOutcome{result: res}}
-	if err := exerciseResult(v, ev).Render(r.Context(), &frag); err != nil {
+	ev := &ExerciseView{Spec: spec, Handler: in.handler, ledger: ledger, Outcome: &ExerciseOutcome{Result: res}}
+	if err := ExerciseResult(v, ev).Render(r.Context(), &frag); err != nil {
 		return err
 	}
 	resp := checkResponse{CheckReport: NewCheckReport(res, in.handler), HTML: frag.String()}
@@ -379,35 +379,35 @@ func (c *exerciseChecker) serveCheckAPI(w http.ResponseWriter, r *http.Request) 
 
 // ----- Views -----
 
-// exerciseView is one exercise as the editor shows it.
-type exerciseView struct {
-	spec    *lessons.ExerciseSpec
-	handler string           // the editor's text
+// ExerciseView is one exercise as the editor shows it.
+type ExerciseView struct {
+	Spec    *lessons.ExerciseSpec
+	Handler string           // the editor's text
 	ledger  string           // the ledger chosen for the check (exercise_pg.go); "" = SQLite
-	outcome *exerciseOutcome // nil before any check
+	Outcome *ExerciseOutcome // nil before any check
 	brk     *breakOutcome    // an inverse exercise's outcome (handler holds the script); nil before any check
 	embed   bool             // inside an iframe: the form opens the result in a new tab
 }
 
-// exerciseOutcome is what the result area shows: a check's result, or a
+// ExerciseOutcome is what the result area shows: a check's result, or a
 // notice when there was none (busy, empty handler).
-type exerciseOutcome struct {
-	result *playground.CheckResult
+type ExerciseOutcome struct {
+	Result *playground.CheckResult
 	notice string
 }
 
 // state names the outcome for CSS and tests: pass, fail, error, notice.
-func (o *exerciseOutcome) state() string {
+func (o *ExerciseOutcome) state() string {
 	switch {
 	case o == nil:
 		return "empty"
-	case o.result == nil:
+	case o.Result == nil:
 		return "notice"
-	case o.result.Passed:
+	case o.Result.Passed:
 		return "pass"
-	case o.result.Counterexample != nil:
+	case o.Result.Counterexample != nil:
 		return "fail"
-	case o.result.Unfinished != "":
+	case o.Result.Unfinished != "":
 		return "unfinished"
 	default:
 		return "error"
@@ -415,7 +415,7 @@ func (o *exerciseOutcome) state() string {
 }
 
 // errorLine is the handler line to mark, or 0.
-func (o *exerciseOutcome) errorLine() int {
+func (o *ExerciseOutcome) errorLine() int {
 	if e := o.handlerError(); e != nil {
 		return e.Line
 	}
@@ -423,35 +423,35 @@ func (o *exerciseOutcome) errorLine() int {
 }
 
 // handlerError is the parse, sandbox or SQL error to show, if any.
-func (o *exerciseOutcome) handlerError() *playground.HandlerError {
-	if o == nil || o.result == nil {
+func (o *ExerciseOutcome) handlerError() *playground.HandlerError {
+	if o == nil || o.Result == nil {
 		return nil
 	}
-	if o.result.Error != nil {
-		return o.result.Error
+	if o.Result.Error != nil {
+		return o.Result.Error
 	}
-	if ce := o.result.Counterexample; ce != nil && ce.SQLError != nil {
+	if ce := o.Result.Counterexample; ce != nil && ce.SQLError != nil {
 		return ce.SQLError
 	}
 	return nil
 }
 
-func exercisePath(id string) string      { return "/exercises/" + id }
-func exerciseCheckPath(id string) string { return "/exercises/" + id + "/check" }
-func exerciseDOMID(id string) string     { return "ex-" + id }
+func ExercisePath(id string) string      { return "/exercises/" + id }
+func ExerciseCheckPath(id string) string { return "/exercises/" + id + "/check" }
+func ExerciseDOMID(id string) string     { return "ex-" + id }
 
-// exerciseTitle is an exercise's title, or a neutral one.
-func exerciseTitle(spec *lessons.ExerciseSpec) string {
+// ExerciseTitle is an exercise's title, or a neutral one.
+func ExerciseTitle(spec *lessons.ExerciseSpec) string {
 	if t := strings.TrimSpace(spec.Title); t != "" {
 		return t
 	}
 	return "Fix the handler"
 }
 
-// storySteps splits a counterexample's story ("deliver msg-1 to A; A's ack
+// StorySteps splits a counterexample's story ("deliver msg-1 to A; A's ack
 // is lost; redeliver msg-1 to A → acc-1 balance 200, expected 150") into
 // its steps, for a numbered list; the outcome is the violation.
-func storySteps(ce *playground.Counterexample) []string { return splitStory(ce.Story) }
+func StorySteps(ce *playground.Counterexample) []string { return splitStory(ce.Story) }
 
 // splitStory splits a story told by the checker into its steps.
 func splitStory(story string) []string {
@@ -526,8 +526,8 @@ func rulesText(ex *playground.Exercise) string {
 	return ex.DescribeChecks() + " It must hold that " + strings.Join(must, ", and ") + "."
 }
 
-// exerciseIDs lists a lesson's exercise ids, space-separated.
-func exerciseIDs(l *lessons.Lesson) string {
+// ExerciseIDs lists a lesson's exercise ids, space-separated.
+func ExerciseIDs(l *lessons.Lesson) string {
 	ids := make([]string, 0, len(l.Exercises))
 	for _, ex := range l.Exercises {
 		if ex != nil && ex.Exercise != nil {
@@ -537,7 +537,7 @@ func exerciseIDs(l *lessons.Lesson) string {
 	return strings.Join(ids, " ")
 }
 
-// startExercise is an exercise at its start, as a lesson page shows it.
-func startExercise(spec *lessons.ExerciseSpec, embed bool) *exerciseView {
-	return &exerciseView{spec: spec, handler: spec.Start, embed: embed}
+// StartExercise is an exercise at its start, as a lesson page shows it.
+func StartExercise(spec *lessons.ExerciseSpec, embed bool) *ExerciseView {
+	return &ExerciseView{Spec: spec, Handler: spec.Start, embed: embed}
 }

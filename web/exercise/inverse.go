@@ -1,4 +1,4 @@
-package web
+package exercise
 
 import (
 	"context"
@@ -58,9 +58,9 @@ func (o *breakOutcome) state() string {
 
 // serveBreakForm checks a learner's breaking script: the form of an
 // inverse exercise, without JavaScript.
-func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, spec *lessons.ExerciseSpec) error {
+func (c *Checker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, spec *lessons.ExerciseSpec) error {
 	r.Body = http.MaxBytesReader(w, r.Body, exerciseBodyLimit)
-	ev := &exerciseView{spec: spec}
+	ev := &ExerciseView{Spec: spec}
 	notice := func(status int, text string) error {
 		ev.brk = &breakOutcome{notice: text}
 		return c.writeExercisePage(w, r, v, l, ev, status)
@@ -68,22 +68,22 @@ func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request,
 	if err := r.ParseForm(); err != nil {
 		return notice(http.StatusBadRequest, fmt.Sprintf("Not checked: the form could not be read (%v).", err))
 	}
-	ev.handler = r.PostForm.Get("script")
+	ev.Handler = r.PostForm.Get("script")
 	reveal := r.PostForm.Get("reveal") == "shortest"
 	switch {
-	case len(ev.handler) > playground.MaxScriptBytes:
-		return notice(http.StatusBadRequest, fmt.Sprintf("Not checked: the script is %d bytes; the limit is %d.", len(ev.handler), playground.MaxScriptBytes))
-	case strings.TrimSpace(ev.handler) == "" && !reveal:
+	case len(ev.Handler) > playground.MaxScriptBytes:
+		return notice(http.StatusBadRequest, fmt.Sprintf("Not checked: the script is %d bytes; the limit is %d.", len(ev.Handler), playground.MaxScriptBytes))
+	case strings.TrimSpace(ev.Handler) == "" && !reveal:
 		return notice(http.StatusBadRequest, "Not checked: the script is empty. Write events such as deliver msg-1, one per line.")
 	}
-	if _, err := c.deps.admitClient(r); err != nil {
+	if _, err := c.deps.AdmitClient(r); err != nil {
 		return err
 	}
 	out := &breakOutcome{revealed: reveal}
 	took, err := c.inSlot(r.Context(), func(ctx context.Context) error {
 		var err error
-		if strings.TrimSpace(ev.handler) != "" {
-			if out.result, err = playground.CheckBreak(ctx, spec.Exercise, ev.handler); err != nil {
+		if strings.TrimSpace(ev.Handler) != "" {
+			if out.result, err = playground.CheckBreak(ctx, spec.Exercise, ev.Handler); err != nil {
 				return err
 			}
 			out.shortest = out.result.Shortest
@@ -98,7 +98,7 @@ func (c *exerciseChecker) serveBreakForm(w http.ResponseWriter, r *http.Request,
 		setBusy(w)
 		return notice(http.StatusTooManyRequests, "The checker is busy with other learners. Your script is kept: press Check again in a second.")
 	case errors.Is(err, context.DeadlineExceeded):
-		return notice(http.StatusOK, fmt.Sprintf("The check took longer than %v and was stopped. Try a shorter script.", c.timeout))
+		return notice(http.StatusOK, fmt.Sprintf("The check took longer than %v and was stopped. Try a shorter script.", c.Timeout))
 	case err != nil:
 		return checkFailed(spec, err)
 	}
@@ -127,9 +127,9 @@ func breakHref(spec *lessons.ExerciseSpec, events []playground.Event) string {
 	return playurl.FullSizeHref(s)
 }
 
-// breakBackQuery is the query that brings a replayed script back into an
+// BreakBackQuery is the query that brings a replayed script back into an
 // inverse exercise's editor.
-func breakBackQuery(events []playground.Event) string {
+func BreakBackQuery(events []playground.Event) string {
 	return "?script=" + url.QueryEscape((&playground.Script{Events: events}).Lines())
 }
 

@@ -1,4 +1,4 @@
-package web
+package exercise
 
 import (
 	"errors"
@@ -28,9 +28,9 @@ var exerciseLedgerLabels = map[string]string{
 // checkLedger reads a check request's ledger field: a 400 on the field
 // "ledger" for a name that is not a ledger, or one this server lacks. It
 // returns the ledger and its name for the form ("" for SQLite).
-func (c *exerciseChecker) checkLedger(r *http.Request) (playground.Ledger, string, error) {
+func (c *Checker) checkLedger(r *http.Request) (playground.Ledger, string, error) {
 	name := r.PostForm.Get("ledger")
-	lg, err := playground.ParseLedger(name, c.deps.ledgers)
+	lg, err := playground.ParseLedger(name, c.deps.Ledgers)
 	if err != nil {
 		var ie *playground.InputError
 		if errors.As(err, &ie) {
