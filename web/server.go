@@ -39,6 +39,7 @@ type Server struct {
 	limiter  *admit.RateLimiter
 	adm      *admit.Admission            // the one path of everything that runs SQL
 	workshop *workshopState              // nil: workshop mode is off
+	ws       *workshopPages              // the workshop feature (workshop mode's pages)
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
 	ledgerGate *admit.LedgerGate
@@ -104,6 +105,8 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
+	s.ws = &workshopPages{workshop: s.workshop, base: base, origin: origin, limiter: s.limiter,
+		view: func() *site.View { return s.site.Load().view }}
 	cur, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -156,7 +159,7 @@ func (s *Server) routes() []route {
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, slices.Concat(s.featureRoutes(ex.Routes()), s.workshopRoutes())...)
+	}, slices.Concat(s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.routes()))...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -213,7 +216,7 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
-	if locked, err := s.lessonLocked(w, r, slug, false); locked || err != nil {
+	if locked, err := s.ws.lessonLocked(w, r, slug, false); locked || err != nil {
 		return err
 	}
 	if r.URL.Query().Has("pg") {
@@ -229,7 +232,7 @@ func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
-	if locked, err := s.lessonLocked(w, r, slug, true); locked || err != nil {
+	if locked, err := s.ws.lessonLocked(w, r, slug, true); locked || err != nil {
 		return err
 	}
 	if r.URL.Query().Has("pg") {

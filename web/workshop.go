@@ -66,31 +66,41 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	}, nil
 }
 
-// workshopRoutes are the routes of workshop mode, part of the one route list.
-func (s *Server) workshopRoutes() []route {
-	return []route{
-		{"GET /workshop", s.handle(s.serveInstructorHome)},
-		{"POST /workshop/rooms", s.handle(s.serveCreateRoom)},
-		{"GET /workshop/rooms/{id}", s.handle(s.serveClassView)},
-		{"GET /workshop/rooms/{id}/projector", s.handle(s.serveProjector)},
-		{"GET /workshop/rooms/{id}/stream", s.handle(s.serveClassStream)},
-		{"POST /workshop/rooms/{id}/push", s.handle(s.servePush)},
-		{"POST /workshop/rooms/{id}/end", s.handle(s.serveEndRoom)},
-		{"POST /workshop/rooms/{id}/delete", s.handle(s.serveDeleteRoom)},
-		{"GET /workshop/rooms/{id}/export.csv", s.handle(s.serveExportCSV)},
-		{"GET /workshop/rooms/{id}/export.json", s.handle(s.serveExportJSON)},
-		{"GET /join", s.handle(s.serveJoinPage)},
-		{"POST /join", s.handle(s.serveJoin)},
-		{"GET /room", s.handle(s.serveLearnerRoom)},
-		{"POST /room/hand", s.handle(s.serveHandForm)},
-		{"GET /api/v1/room", s.handle(s.serveLearnerAPI)},
-		{"POST /api/v1/room/events", s.handle(s.serveLearnerEvent)},
-		{"GET /api/v1/room/stream", s.handle(s.serveLearnerStream)},
+// workshopPages is the workshop feature: the instructor's and the
+// learners' pages, streams and exports. workshop is nil when workshop mode
+// is off (every route answers 404); the rest is what it needs of the server.
+type workshopPages struct {
+	workshop     *workshopState
+	base, origin string             // from the public URL
+	limiter      *admit.RateLimiter // names a request's client (ClientOf)
+	view         func() *site.View  // the current course's
+}
+
+// routes are the routes of workshop mode, part of the one route list.
+func (s *workshopPages) routes() []site.Route {
+	return []site.Route{
+		{Pattern: "GET /workshop", Serve: s.serveInstructorHome},
+		{Pattern: "POST /workshop/rooms", Serve: s.serveCreateRoom},
+		{Pattern: "GET /workshop/rooms/{id}", Serve: s.serveClassView},
+		{Pattern: "GET /workshop/rooms/{id}/projector", Serve: s.serveProjector},
+		{Pattern: "GET /workshop/rooms/{id}/stream", Serve: s.serveClassStream},
+		{Pattern: "POST /workshop/rooms/{id}/push", Serve: s.servePush},
+		{Pattern: "POST /workshop/rooms/{id}/end", Serve: s.serveEndRoom},
+		{Pattern: "POST /workshop/rooms/{id}/delete", Serve: s.serveDeleteRoom},
+		{Pattern: "GET /workshop/rooms/{id}/export.csv", Serve: s.serveExportCSV},
+		{Pattern: "GET /workshop/rooms/{id}/export.json", Serve: s.serveExportJSON},
+		{Pattern: "GET /join", Serve: s.serveJoinPage},
+		{Pattern: "POST /join", Serve: s.serveJoin},
+		{Pattern: "GET /room", Serve: s.serveLearnerRoom},
+		{Pattern: "POST /room/hand", Serve: s.serveHandForm},
+		{Pattern: "GET /api/v1/room", Serve: s.serveLearnerAPI},
+		{Pattern: "POST /api/v1/room/events", Serve: s.serveLearnerEvent},
+		{Pattern: "GET /api/v1/room/stream", Serve: s.serveLearnerStream},
 	}
 }
 
 // workshopOn returns the workshop state, or a 404 when workshop mode is off.
-func (s *Server) workshopOn() (*workshopState, error) {
+func (s *workshopPages) workshopOn() (*workshopState, error) {
 	if s.workshop == nil {
 		return nil, wsError(http.StatusNotFound, "", "Workshop mode is off on this server.")
 	}
@@ -99,7 +109,7 @@ func (s *Server) workshopOn() (*workshopState, error) {
 
 // instructor checks the instructor key from the cookie set by the instructor
 // link, in constant time.
-func (s *Server) instructor(r *http.Request) (*workshopState, error) {
+func (s *workshopPages) instructor(r *http.Request) (*workshopState, error) {
 	ws, err := s.workshopOn()
 	if err != nil {
 		return nil, err
@@ -113,7 +123,7 @@ func (s *Server) instructor(r *http.Request) (*workshopState, error) {
 
 // setCookie sets one of our cookies: HttpOnly, SameSite=Lax, Secure under
 // https, for the whole site. maxAge < 0 deletes it.
-func (s *Server) setCookie(w http.ResponseWriter, ws *workshopState, name, value string, maxAge int) {
+func (s *workshopPages) setCookie(w http.ResponseWriter, ws *workshopState, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: value, Path: s.base + "/", MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: ws.secure,
@@ -136,7 +146,7 @@ func learnerTokenFrom(r *http.Request) (workshop.Token, bool, error) {
 }
 
 // learner finds the learner a request comes from, and their room.
-func (s *Server) learner(r *http.Request) (*workshopState, workshop.Room, workshop.Learner, error) {
+func (s *workshopPages) learner(r *http.Request) (*workshopState, workshop.Room, workshop.Learner, error) {
 	ws, err := s.workshopOn()
 	if err != nil {
 		return nil, workshop.Room{}, workshop.Learner{}, err
@@ -211,6 +221,6 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // redirect answers a form with 303 See Other.
-func (s *Server) redirect(w http.ResponseWriter, r *http.Request, path string) {
+func (s *workshopPages) redirect(w http.ResponseWriter, r *http.Request, path string) {
 	http.Redirect(w, r, s.base+path, http.StatusSeeOther)
 }

@@ -29,7 +29,7 @@ type instructorHomeView struct {
 // serveInstructorHome lists rooms. Opened from the instructor link
 // (?key=…), it sets the instructor cookie and redirects to drop the key
 // from the address bar and history.
-func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveInstructorHome(w http.ResponseWriter, r *http.Request) error {
 	if key := r.URL.Query().Get("key"); key != "" {
 		ws, err := s.workshopOn()
 		if err != nil {
@@ -50,9 +50,8 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	cur := s.site.Load()
 	hv := instructorHomeView{rooms: rooms, formKey: formKey()}
-	for _, l := range cur.view.Course.Lessons {
+	for _, l := range s.view().Course.Lessons {
 		if l.IsReference() {
 			continue
 		}
@@ -61,12 +60,12 @@ func (s *Server) serveInstructorHome(w http.ResponseWriter, r *http.Request) err
 			hv.exercises = append(hv.exercises, exerciseChoice{x.ID, l.Title})
 		}
 	}
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: "Workshops", Section: "workshop"}), instructorHome(cur.view, hv))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: "Workshops", Section: "workshop"}), instructorHome(s.view(), hv))
 }
 
 // serveCreateRoom creates a room from the form; the form's key makes a
 // double submit create one room.
-func (s *Server) serveCreateRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveCreateRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.instructor(r)
 	if err != nil {
 		return err
@@ -79,7 +78,7 @@ func (s *Server) serveCreateRoom(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	spec := workshop.RoomSpec{Name: r.PostFormValue("name"), Lessons: r.PostForm["lesson"], Exercises: r.PostForm["exercise"]}
-	if err := checkRoomAgainstCourse(s.site.Load().view.Course, spec); err != nil {
+	if err := checkRoomAgainstCourse(s.view().Course, spec); err != nil {
 		return err
 	}
 	room, err := ws.svc.CreateRoom(r.Context(), key, spec)
@@ -109,7 +108,7 @@ func checkRoomAgainstCourse(course *lessons.Course, spec workshop.RoomSpec) erro
 }
 
 // roomFromPath reads {id} and loads the room for an instructor.
-func (s *Server) roomFromPath(r *http.Request) (*workshopState, workshop.Room, error) {
+func (s *workshopPages) roomFromPath(r *http.Request) (*workshopState, workshop.Room, error) {
 	ws, err := s.instructor(r)
 	if err != nil {
 		return nil, workshop.Room{}, err
@@ -127,7 +126,7 @@ func (s *Server) roomFromPath(r *http.Request) (*workshopState, workshop.Room, e
 
 // siteURL is the absolute address of a site path as another device must
 // type it: from the public URL, else from the Host this request used.
-func (s *Server) siteURL(r *http.Request, path string) string {
+func (s *workshopPages) siteURL(r *http.Request, path string) string {
 	origin := s.origin
 	if origin == "" {
 		scheme := "http"
@@ -140,7 +139,7 @@ func (s *Server) siteURL(r *http.Request, path string) string {
 }
 
 // joinURL is the address learners type or scan.
-func (s *Server) joinURL(r *http.Request, code workshop.Code) string {
+func (s *workshopPages) joinURL(r *http.Request, code workshop.Code) string {
 	return s.siteURL(r, "/join?code="+string(code))
 }
 
@@ -223,8 +222,8 @@ func summaryView(c *workshop.Class, n int, title, shape func(string) string) cla
 }
 
 // lessonTitler names lessons by title, falling back to the slug.
-func (s *Server) lessonTitler() func(string) string {
-	course := s.site.Load().view.Course
+func (s *workshopPages) lessonTitler() func(string) string {
+	course := s.view().Course
 	return func(slug string) string {
 		if l := course.Lesson(slug); l != nil {
 			return l.Title
@@ -233,7 +232,7 @@ func (s *Server) lessonTitler() func(string) string {
 	}
 }
 
-func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -258,11 +257,10 @@ func (s *Server) serveClassView(w http.ResponseWriter, r *http.Request) error {
 		cv.rows = append(cv.rows, learnerRowView(class, p, order[p.Learner.ID], now, title))
 	}
 	cv.summary = summaryView(class, len(rows), title, scriptShape)
-	cur := s.site.Load()
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), classPage(cur.view, cv))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: room.Name, Section: "workshop"}), classPage(s.view(), cv))
 }
 
-func (s *Server) serveProjector(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveProjector(w http.ResponseWriter, r *http.Request) error {
 	_, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -272,8 +270,7 @@ func (s *Server) serveProjector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cur := s.site.Load()
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.EmbedPage(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), projectorPage(cur.view, room, join, qr))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.EmbedPage(s.view(), site.PageMeta{Title: room.Name, Section: "workshop"}), projectorPage(s.view(), room, join, qr))
 }
 
 // chaosFault is one fault the chaos conductor pushes. line is what a
@@ -308,7 +305,7 @@ func chaosLabel(name string) string {
 
 // servePush records a pace, countdown or chaos push from the class view's
 // forms. The form's key makes a double click push once.
-func (s *Server) servePush(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) servePush(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -374,7 +371,7 @@ func pushFromForm(room workshop.Room, get func(string) string) (workshop.Event, 
 	}
 }
 
-func (s *Server) serveEndRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveEndRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -388,7 +385,7 @@ func (s *Server) serveEndRoom(w http.ResponseWriter, r *http.Request) error {
 
 // serveDeleteRoom deletes a room now. Deleting is naturally idempotent: a
 // second click finds nothing and lands on the room list all the same.
-func (s *Server) serveDeleteRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveDeleteRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.instructor(r)
 	if err != nil {
 		return err
@@ -410,15 +407,15 @@ func (s *Server) serveDeleteRoom(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) serveExportCSV(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveExportCSV(w http.ResponseWriter, r *http.Request) error {
 	return s.serveExport(w, r, "csv")
 }
 
-func (s *Server) serveExportJSON(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveExportJSON(w http.ResponseWriter, r *http.Request) error {
 	return s.serveExport(w, r, "json")
 }
 
-func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, format string) error {
+func (s *workshopPages) serveExport(w http.ResponseWriter, r *http.Request, format string) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // learnerCookieAge keeps a learner's seat for the default retention.
 const learnerCookieAge = 30 * 24 * 60 * 60
 
-func (s *Server) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.workshopOn(); err != nil {
 		return err
 	}
@@ -22,14 +22,13 @@ func (s *Server) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 	if len(code) > 20 {
 		code = ""
 	}
-	cur := s.site.Load()
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: "Join a workshop", Section: "workshop"}), joinPage(cur.view, code, formKey()))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: "Join a workshop", Section: "workshop"}), joinPage(s.view(), code, formKey()))
 }
 
 // serveJoin joins a room. Wrong codes are limited per client, so codes
 // cannot be guessed (a class behind one address joins freely); the form's
 // key makes a double submit one learner.
-func (s *Server) serveJoin(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.workshopOn()
 	if err != nil {
 		return err
@@ -79,7 +78,7 @@ type lessonLink struct{ slug, title string }
 // serveLearnerRoom is a learner's page in their room. Opened from a resume
 // link (?ws=…), it sets the cookie and redirects to drop the token from the
 // address bar and history.
-func (s *Server) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, room, l, err := s.learner(r)
 	if err != nil {
 		return err
@@ -99,8 +98,7 @@ func (s *Server) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error 
 	for _, slug := range room.Lessons {
 		lv.lessons = append(lv.lessons, lessonLink{slug, title(slug)})
 	}
-	cur := s.site.Load()
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(cur.view, site.PageMeta{Title: room.Name, Section: "workshop"}), learnerRoomPage(cur.view, lv))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: room.Name, Section: "workshop"}), learnerRoomPage(s.view(), lv))
 }
 
 // lastPushID is the id of the room's last push, where a learner's stream
@@ -121,7 +119,7 @@ func lastPushID(r *http.Request, ws *workshopState, roomID int64) (int64, error)
 
 // serveHandForm raises or lowers the learner's hand from the room page's
 // form (no JavaScript needed); the form's key makes a double click one event.
-func (s *Server) serveHandForm(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveHandForm(w http.ResponseWriter, r *http.Request) error {
 	ws, _, l, err := s.learner(r)
 	if err != nil {
 		return err
@@ -160,7 +158,7 @@ type learnerJSON struct {
 	LastEventID int64    `json:"last_event_id"`
 }
 
-func (s *Server) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
 	ws, room, l, err := s.learner(r)
 	if err != nil {
 		return err
@@ -186,7 +184,7 @@ type eventAck struct {
 // (workshop.Store.Append). A replay gets the stored answer with
 // Idempotent-Replayed: true, a concurrent duplicate 409, the key with
 // another body 422.
-func (s *Server) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error {
 	ws, _, l, err := s.learner(r)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // store is not even asked), a lesson the room does not cover, and any
 // failure to tell (the store unavailable) get false: the lesson as usual,
 // since lessons are public and the lock only paces a room.
-func (s *Server) lessonLocked(w http.ResponseWriter, r *http.Request, slug string, embed bool) (bool, error) {
+func (s *workshopPages) lessonLocked(w http.ResponseWriter, r *http.Request, slug string, embed bool) (bool, error) {
 	if s.workshop == nil {
 		return false, nil
 	}
@@ -30,7 +30,6 @@ func (s *Server) lessonLocked(w http.ResponseWriter, r *http.Request, slug strin
 	if err != nil || !workshop.LessonLocked(room, open, slug) {
 		return false, nil
 	}
-	cur := s.site.Load()
 	title := s.lessonTitler()
 	var opened []lessonLink
 	for _, l := range room.Lessons[:open] {
@@ -41,11 +40,11 @@ func (s *Server) lessonLocked(w http.ResponseWriter, r *http.Request, slug strin
 		token = string(tok)
 	}
 	meta := site.PageMeta{Title: title(slug), Section: "workshop"}
-	layout := site.Page(cur.view, meta)
+	layout := site.Page(s.view(), meta)
 	if embed {
-		layout = site.EmbedPage(cur.view, meta)
+		layout = site.EmbedPage(s.view(), meta)
 	}
-	return true, site.WriteHTML(w, r, http.StatusOK, site.NoStore, layout, lessonLockedPage(cur.view, title(slug), opened, token))
+	return true, site.WriteHTML(w, r, http.StatusOK, site.NoStore, layout, lessonLockedPage(s.view(), title(slug), opened, token))
 }
 
 // embedQuery carries a learner's token in a link inside an embed (no

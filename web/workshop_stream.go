@@ -110,7 +110,7 @@ func follow(ctx context.Context, svc *workshop.Service, roomID, after int64, pus
 // learner's re-rendered row whenever their progress changes, and a
 // "summary" event with the room's chart. A fresh connection gets every
 // row; one that resumes (Last-Event-ID) gets the rows changed since.
-func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func (s *Server) serveClassStream(w http.ResponseWriter, r *http.Request) error 
 			}
 		}
 		var buf bytes.Buffer
-		if err := classSummary(s.site.Load().view, summaryView(class, len(order), title, shape)).Render(ctx, &buf); err != nil {
+		if err := classSummary(s.view(), summaryView(class, len(order), title, shape)).Render(ctx, &buf); err != nil {
 			return err
 		}
 		return stream.send(lastID, "summary", buf.Bytes())
@@ -236,7 +236,7 @@ type pushJSON struct {
 	Line     string   `json:"line,omitempty"`
 }
 
-func (s *Server) pushView(room workshop.Room, e workshop.Event) pushJSON {
+func (s *workshopPages) pushView(room workshop.Room, e workshop.Event) pushJSON {
 	p := pushJSON{ID: e.ID, Kind: e.Kind}
 	switch e.Kind {
 	case workshop.KindPace:
@@ -258,7 +258,7 @@ func (s *Server) pushView(room workshop.Room, e workshop.Event) pushJSON {
 
 // serveLearnerStream is a learner's feed of the instructor's pushes, and
 // nothing else: never another learner's progress.
-func (s *Server) serveLearnerStream(w http.ResponseWriter, r *http.Request) error {
+func (s *workshopPages) serveLearnerStream(w http.ResponseWriter, r *http.Request) error {
 	ws, room, _, err := s.learner(r)
 	if err != nil {
 		return err

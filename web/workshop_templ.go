@@ -6,17 +6,16 @@ package web
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
-	"strconv"
-	"strings"
-
 	"idemlab/internal/english"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"idemlab/workshop"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 )
 
 // instructorHome lists the rooms and offers a form to create one.
