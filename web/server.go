@@ -9,6 +9,7 @@ import (
 	"idemlab/web/exercise"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
+	"idemlab/web/workshopweb"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -38,8 +39,8 @@ type Server struct {
 	metrics  *site.Metrics
 	limiter  *admit.RateLimiter
 	adm      *admit.Admission            // the one path of everything that runs SQL
-	workshop *workshopState              // nil: workshop mode is off
-	ws       *workshopPages              // the workshop feature (workshop mode's pages)
+	workshop *workshopweb.State          // nil: workshop mode is off
+	ws       *workshopweb.Pages          // the workshop feature (workshop mode's pages)
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
 	ledgerGate *admit.LedgerGate
@@ -102,11 +103,11 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	s.limiter = admit.NewRateLimiter(admit.RateLimitPerSecond, admit.RateLimitBurst, cfg.TrustProxy)
 	s.adm = admit.New(s.metrics, s.limiter)
 	s.ledgerGate = admit.NewLedgerGate(cfg.Ledgers, s.metrics)
-	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
+	if s.workshop, err = workshopweb.NewState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
-	s.ws = &workshopPages{workshop: s.workshop, base: base, origin: origin, limiter: s.limiter,
-		view: func() *site.View { return s.site.Load().view }}
+	s.ws = &workshopweb.Pages{Workshop: s.workshop, Base: base, Origin: origin, Limiter: s.limiter,
+		View: func() *site.View { return s.site.Load().view }}
 	cur, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ func (s *Server) routes() []route {
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, slices.Concat(s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.routes()))...)
+	}, slices.Concat(s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.Routes()))...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -216,7 +217,7 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
-	if locked, err := s.ws.lessonLocked(w, r, slug, false); locked || err != nil {
+	if locked, err := s.ws.LessonLocked(w, r, slug, false); locked || err != nil {
 		return err
 	}
 	if r.URL.Query().Has("pg") {
@@ -232,7 +233,7 @@ func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
-	if locked, err := s.ws.lessonLocked(w, r, slug, true); locked || err != nil {
+	if locked, err := s.ws.LessonLocked(w, r, slug, true); locked || err != nil {
 		return err
 	}
 	if r.URL.Query().Has("pg") {

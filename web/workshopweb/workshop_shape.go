@@ -1,4 +1,4 @@
-package web
+package workshopweb
 
 import (
 	"strconv"
@@ -6,12 +6,12 @@ import (
 	"idemlab/playground"
 )
 
-// scriptShape is a schedule's shape, to group counterexamples: its events
+// ScriptShape is a schedule's shape, to group counterexamples: its events
 // with messages and workers renamed in order of first appearance, so
 // "deliver m2 to B lose-ack; redeliver m2 to B" and "deliver m1 to A
 // lose-ack; redeliver m1 to A" are one shape. A script that does not parse
 // is its own shape.
-func scriptShape(text string) string {
+func ScriptShape(text string) string {
 	script, err := playground.ParseScript(text)
 	if err != nil {
 		return text
@@ -43,7 +43,7 @@ func memoShape() func(string) string {
 			if len(known) >= 10_000 {
 				clear(known)
 			}
-			shape = scriptShape(text)
+			shape = ScriptShape(text)
 			known[text] = shape
 		}
 		return shape

@@ -1,4 +1,4 @@
-package web
+package workshopweb
 
 import (
 	"idemlab/web/site"
@@ -8,25 +8,25 @@ import (
 	"idemlab/workshop"
 )
 
-// lessonLocked answers a room learner's request for a lesson their
+// LessonLocked answers a room learner's request for a lesson their
 // instructor has not opened yet ("open up to lesson N") with a page saying
 // so, and reports true. Everyone else (no learner cookie or token: the
 // store is not even asked), a lesson the room does not cover, and any
 // failure to tell (the store unavailable) get false: the lesson as usual,
 // since lessons are public and the lock only paces a room.
-func (s *workshopPages) lessonLocked(w http.ResponseWriter, r *http.Request, slug string, embed bool) (bool, error) {
-	if s.workshop == nil {
+func (s *Pages) LessonLocked(w http.ResponseWriter, r *http.Request, slug string, embed bool) (bool, error) {
+	if s.Workshop == nil {
 		return false, nil
 	}
 	tok, fromURL, err := learnerTokenFrom(r)
 	if err != nil {
 		return false, nil
 	}
-	room, _, err := s.workshop.svc.Resume(r.Context(), tok)
+	room, _, err := s.Workshop.svc.Resume(r.Context(), tok)
 	if err != nil || !room.Open() {
 		return false, nil
 	}
-	open, err := s.workshop.svc.OpenLessonsNow(r.Context(), room)
+	open, err := s.Workshop.svc.OpenLessonsNow(r.Context(), room)
 	if err != nil || !workshop.LessonLocked(room, open, slug) {
 		return false, nil
 	}
@@ -40,11 +40,11 @@ func (s *workshopPages) lessonLocked(w http.ResponseWriter, r *http.Request, slu
 		token = string(tok)
 	}
 	meta := site.PageMeta{Title: title(slug), Section: "workshop"}
-	layout := site.Page(s.view(), meta)
+	layout := site.Page(s.View(), meta)
 	if embed {
-		layout = site.EmbedPage(s.view(), meta)
+		layout = site.EmbedPage(s.View(), meta)
 	}
-	return true, site.WriteHTML(w, r, http.StatusOK, site.NoStore, layout, lessonLockedPage(s.view(), title(slug), opened, token))
+	return true, site.WriteHTML(w, r, http.StatusOK, site.NoStore, layout, lessonLockedPage(s.View(), title(slug), opened, token))
 }
 
 // embedQuery carries a learner's token in a link inside an embed (no

@@ -1,4 +1,4 @@
-package web
+package workshopweb
 
 import (
 	"bytes"
@@ -69,9 +69,9 @@ func (s *sseStream) ping() error {
 	return s.rc.Flush()
 }
 
-// resumeFrom reads where a stream resumes: the Last-Event-ID a reconnecting
+// ResumeFrom reads where a stream resumes: the Last-Event-ID a reconnecting
 // EventSource sends, else ?after=; ok false when neither is given.
-func resumeFrom(r *http.Request) (after int64, ok bool, err error) {
+func ResumeFrom(r *http.Request) (after int64, ok bool, err error) {
 	v := r.Header.Get("Last-Event-ID")
 	field := "Last-Event-ID"
 	if v == "" {
@@ -110,12 +110,12 @@ func follow(ctx context.Context, svc *workshop.Service, roomID, after int64, pus
 // learner's re-rendered row whenever their progress changes, and a
 // "summary" event with the room's chart. A fresh connection gets every
 // row; one that resumes (Last-Event-ID) gets the rows changed since.
-func (s *workshopPages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
 	}
-	after, resumed, err := resumeFrom(r)
+	after, resumed, err := ResumeFrom(r)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (s *workshopPages) serveClassStream(w http.ResponseWriter, r *http.Request)
 			}
 		}
 		var buf bytes.Buffer
-		if err := classSummary(s.view(), summaryView(class, len(order), title, shape)).Render(ctx, &buf); err != nil {
+		if err := classSummary(s.View(), summaryView(class, len(order), title, shape)).Render(ctx, &buf); err != nil {
 			return err
 		}
 		return stream.send(lastID, "summary", buf.Bytes())
@@ -217,8 +217,8 @@ func (s *workshopPages) serveClassStream(w http.ResponseWriter, r *http.Request)
 	}
 }
 
-// pushJSON is a push as a learner's page receives it.
-type pushJSON struct {
+// PushJSON is a push as a learner's page receives it.
+type PushJSON struct {
 	ID          int64         `json:"id"`
 	Kind        workshop.Kind `json:"kind"`
 	Mode        string        `json:"mode,omitempty"`
@@ -236,8 +236,8 @@ type pushJSON struct {
 	Line     string   `json:"line,omitempty"`
 }
 
-func (s *workshopPages) pushView(room workshop.Room, e workshop.Event) pushJSON {
-	p := pushJSON{ID: e.ID, Kind: e.Kind}
+func (s *Pages) pushView(room workshop.Room, e workshop.Event) PushJSON {
+	p := PushJSON{ID: e.ID, Kind: e.Kind}
 	switch e.Kind {
 	case workshop.KindPace:
 		p.Mode, p.Lesson = e.Detail, e.Number
@@ -245,25 +245,25 @@ func (s *workshopPages) pushView(room workshop.Room, e workshop.Event) pushJSON 
 			p.Closed = room.Lessons[max(e.Number, 0):]
 		}
 		p.LessonTitle = s.lessonTitler()(e.Lesson)
-		p.LessonURL = s.base + playurl.LessonPath(e.Lesson)
+		p.LessonURL = s.Base + playurl.LessonPath(e.Lesson)
 	case workshop.KindCountdown:
 		p.Exercise, p.Seconds = e.Exercise, e.Number
 		p.Ends = e.At.Add(time.Duration(e.Number) * time.Second).UTC().Format(time.RFC3339)
 	case workshop.KindChaos:
 		f, _ := chaosByName(e.Detail)
-		p.Fault, p.Label, p.Line = f.name, f.label, f.line
+		p.Fault, p.Label, p.Line = f.Name, f.label, f.Line
 	}
 	return p
 }
 
 // serveLearnerStream is a learner's feed of the instructor's pushes, and
 // nothing else: never another learner's progress.
-func (s *workshopPages) serveLearnerStream(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveLearnerStream(w http.ResponseWriter, r *http.Request) error {
 	ws, room, _, err := s.learner(r)
 	if err != nil {
 		return err
 	}
-	after, ok, err := resumeFrom(r)
+	after, ok, err := ResumeFrom(r)
 	if err != nil {
 		return err
 	}

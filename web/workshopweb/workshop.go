@@ -1,4 +1,4 @@
-package web
+package workshopweb
 
 import (
 	"crypto/rand"
@@ -13,8 +13,8 @@ import (
 	"idemlab/workshop"
 )
 
-// WorkshopConfig turns on workshop mode (see package workshop).
-type WorkshopConfig struct {
+// Config turns on workshop mode (see package workshop).
+type Config struct {
 	// Service holds the rooms. Nil: workshop routes answer 404.
 	Service *workshop.Service
 	// InstructorKey is the secret of the instructor link; every instructor
@@ -27,16 +27,16 @@ type WorkshopConfig struct {
 
 // Cookie names. Both are HttpOnly, SameSite=Lax, Secure under https.
 const (
-	instructorCookie = "idemlab_instructor"
-	learnerCookie    = "idemlab_learner"
+	InstructorCookie = "idemlab_instructor"
+	LearnerCookie    = "idemlab_learner"
 )
 
 // learnerTokenParam carries a learner's token in a URL: the resume link,
 // and embeds, where a third-party iframe gets no cookie.
 const learnerTokenParam = "ws"
 
-// workshopState is the server's workshop mode, nil when it is off.
-type workshopState struct {
+// State is the server's workshop mode, nil when it is off.
+type State struct {
 	svc *workshop.Service
 	key []byte
 	// joins limits wrong join codes per client with the server's one
@@ -47,7 +47,7 @@ type workshopState struct {
 	secure bool
 }
 
-func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, error) {
+func NewState(cfg *Config, publicURL string) (*State, error) {
 	if cfg == nil || cfg.Service == nil {
 		return nil, nil
 	}
@@ -58,7 +58,7 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	if perMinute <= 0 {
 		perMinute = 10
 	}
-	return &workshopState{
+	return &State{
 		svc:    cfg.Service,
 		key:    []byte(cfg.InstructorKey),
 		joins:  admit.NewRateLimiter(float64(perMinute)/60, float64(perMinute), false), // clients are named by the server's limiter (clientOf)
@@ -66,18 +66,18 @@ func newWorkshopState(cfg *WorkshopConfig, publicURL string) (*workshopState, er
 	}, nil
 }
 
-// workshopPages is the workshop feature: the instructor's and the
+// Pages is the workshop feature: the instructor's and the
 // learners' pages, streams and exports. workshop is nil when workshop mode
 // is off (every route answers 404); the rest is what it needs of the server.
-type workshopPages struct {
-	workshop     *workshopState
-	base, origin string             // from the public URL
-	limiter      *admit.RateLimiter // names a request's client (ClientOf)
-	view         func() *site.View  // the current course's
+type Pages struct {
+	Workshop     *State
+	Base, Origin string             // from the public URL
+	Limiter      *admit.RateLimiter // names a request's client (ClientOf)
+	View         func() *site.View  // the current course's
 }
 
-// routes are the routes of workshop mode, part of the one route list.
-func (s *workshopPages) routes() []site.Route {
+// Routes are the routes of workshop mode, part of the one route list.
+func (s *Pages) Routes() []site.Route {
 	return []site.Route{
 		{Pattern: "GET /workshop", Serve: s.serveInstructorHome},
 		{Pattern: "POST /workshop/rooms", Serve: s.serveCreateRoom},
@@ -100,21 +100,21 @@ func (s *workshopPages) routes() []site.Route {
 }
 
 // workshopOn returns the workshop state, or a 404 when workshop mode is off.
-func (s *workshopPages) workshopOn() (*workshopState, error) {
-	if s.workshop == nil {
+func (s *Pages) workshopOn() (*State, error) {
+	if s.Workshop == nil {
 		return nil, wsError(http.StatusNotFound, "", "Workshop mode is off on this server.")
 	}
-	return s.workshop, nil
+	return s.Workshop, nil
 }
 
 // instructor checks the instructor key from the cookie set by the instructor
 // link, in constant time.
-func (s *workshopPages) instructor(r *http.Request) (*workshopState, error) {
+func (s *Pages) instructor(r *http.Request) (*State, error) {
 	ws, err := s.workshopOn()
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.Cookie(instructorCookie)
+	c, err := r.Cookie(InstructorCookie)
 	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), ws.key) != 1 {
 		return nil, wsError(http.StatusForbidden, "", "Instructor pages need the instructor key. Open the instructor link the server printed when it started (it ends in ?key=…).")
 	}
@@ -123,9 +123,9 @@ func (s *workshopPages) instructor(r *http.Request) (*workshopState, error) {
 
 // setCookie sets one of our cookies: HttpOnly, SameSite=Lax, Secure under
 // https, for the whole site. maxAge < 0 deletes it.
-func (s *workshopPages) setCookie(w http.ResponseWriter, ws *workshopState, name, value string, maxAge int) {
+func (s *Pages) setCookie(w http.ResponseWriter, ws *State, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{
-		Name: name, Value: value, Path: s.base + "/", MaxAge: maxAge,
+		Name: name, Value: value, Path: s.Base + "/", MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: ws.secure,
 	})
 }
@@ -137,7 +137,7 @@ func learnerTokenFrom(r *http.Request) (workshop.Token, bool, error) {
 		tok, err := workshop.ParseToken(t)
 		return tok, true, err
 	}
-	c, err := r.Cookie(learnerCookie)
+	c, err := r.Cookie(LearnerCookie)
 	if err != nil {
 		return "", false, wsError(http.StatusUnauthorized, "", "You are not in a workshop room on this browser. Join one with its code, or open your resume link.")
 	}
@@ -146,7 +146,7 @@ func learnerTokenFrom(r *http.Request) (workshop.Token, bool, error) {
 }
 
 // learner finds the learner a request comes from, and their room.
-func (s *workshopPages) learner(r *http.Request) (*workshopState, workshop.Room, workshop.Learner, error) {
+func (s *Pages) learner(r *http.Request) (*State, workshop.Room, workshop.Learner, error) {
 	ws, err := s.workshopOn()
 	if err != nil {
 		return nil, workshop.Room{}, workshop.Learner{}, err
@@ -221,6 +221,6 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // redirect answers a form with 303 See Other.
-func (s *workshopPages) redirect(w http.ResponseWriter, r *http.Request, path string) {
-	http.Redirect(w, r, s.base+path, http.StatusSeeOther)
+func (s *Pages) redirect(w http.ResponseWriter, r *http.Request, path string) {
+	http.Redirect(w, r, s.Base+path, http.StatusSeeOther)
 }

@@ -1,4 +1,4 @@
-package web
+package workshopweb
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // learnerCookieAge keeps a learner's seat for the default retention.
 const learnerCookieAge = 30 * 24 * 60 * 60
 
-func (s *workshopPages) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveJoinPage(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.workshopOn(); err != nil {
 		return err
 	}
@@ -22,18 +22,18 @@ func (s *workshopPages) serveJoinPage(w http.ResponseWriter, r *http.Request) er
 	if len(code) > 20 {
 		code = ""
 	}
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: "Join a workshop", Section: "workshop"}), joinPage(s.view(), code, formKey()))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.View(), site.PageMeta{Title: "Join a workshop", Section: "workshop"}), joinPage(s.View(), code, formKey()))
 }
 
 // serveJoin joins a room. Wrong codes are limited per client, so codes
 // cannot be guessed (a class behind one address joins freely); the form's
 // key makes a double submit one learner.
-func (s *workshopPages) serveJoin(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.workshopOn()
 	if err != nil {
 		return err
 	}
-	client := s.limiter.ClientOf(r)
+	client := s.Limiter.ClientOf(r)
 	if ok, retry := ws.joins.Take(client, 0); !ok { // a token left, none taken: only wrong codes cost
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
@@ -58,7 +58,7 @@ func (s *workshopPages) serveJoin(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return workshopErr(err)
 	}
-	s.setCookie(w, ws, learnerCookie, string(l.Token), learnerCookieAge)
+	s.setCookie(w, ws, LearnerCookie, string(l.Token), learnerCookieAge)
 	s.redirect(w, r, "/room")
 	return nil
 }
@@ -78,13 +78,13 @@ type lessonLink struct{ slug, title string }
 // serveLearnerRoom is a learner's page in their room. Opened from a resume
 // link (?ws=…), it sets the cookie and redirects to drop the token from the
 // address bar and history.
-func (s *workshopPages) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveLearnerRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, room, l, err := s.learner(r)
 	if err != nil {
 		return err
 	}
 	if r.URL.Query().Has(learnerTokenParam) {
-		s.setCookie(w, ws, learnerCookie, string(l.Token), learnerCookieAge)
+		s.setCookie(w, ws, LearnerCookie, string(l.Token), learnerCookieAge)
 		s.redirect(w, r, "/room")
 		return nil
 	}
@@ -98,12 +98,12 @@ func (s *workshopPages) serveLearnerRoom(w http.ResponseWriter, r *http.Request)
 	for _, slug := range room.Lessons {
 		lv.lessons = append(lv.lessons, lessonLink{slug, title(slug)})
 	}
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: room.Name, Section: "workshop"}), learnerRoomPage(s.view(), lv))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.View(), site.PageMeta{Title: room.Name, Section: "workshop"}), learnerRoomPage(s.View(), lv))
 }
 
 // lastPushID is the id of the room's last push, where a learner's stream
 // starts when it has no Last-Event-ID: old pushes are not replayed.
-func lastPushID(r *http.Request, ws *workshopState, roomID int64) (int64, error) {
+func lastPushID(r *http.Request, ws *State, roomID int64) (int64, error) {
 	var last int64
 	for {
 		evs, err := ws.svc.Store().Events(r.Context(), roomID, last, true, 1000)
@@ -119,7 +119,7 @@ func lastPushID(r *http.Request, ws *workshopState, roomID int64) (int64, error)
 
 // serveHandForm raises or lowers the learner's hand from the room page's
 // form (no JavaScript needed); the form's key makes a double click one event.
-func (s *workshopPages) serveHandForm(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveHandForm(w http.ResponseWriter, r *http.Request) error {
 	ws, _, l, err := s.learner(r)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ type learnerJSON struct {
 	LastEventID int64    `json:"last_event_id"`
 }
 
-func (s *workshopPages) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveLearnerAPI(w http.ResponseWriter, r *http.Request) error {
 	ws, room, l, err := s.learner(r)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ type eventAck struct {
 // (workshop.Store.Append). A replay gets the stored answer with
 // Idempotent-Replayed: true, a concurrent duplicate 409, the key with
 // another body 422.
-func (s *workshopPages) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveLearnerEvent(w http.ResponseWriter, r *http.Request) error {
 	ws, _, l, err := s.learner(r)
 	if err != nil {
 		return err

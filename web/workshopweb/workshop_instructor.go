@@ -1,4 +1,4 @@
-package web
+package workshopweb
 
 import (
 	"crypto/subtle"
@@ -14,8 +14,8 @@ import (
 	"idemlab/workshop"
 )
 
-// roomPath is the site path of a room's class view.
-func roomPath(id int64) string { return "/workshop/rooms/" + strconv.FormatInt(id, 10) }
+// RoomPath is the site path of a room's class view.
+func RoomPath(id int64) string { return "/workshop/rooms/" + strconv.FormatInt(id, 10) }
 
 type exerciseChoice struct{ id, lesson string }
 
@@ -29,7 +29,7 @@ type instructorHomeView struct {
 // serveInstructorHome lists rooms. Opened from the instructor link
 // (?key=…), it sets the instructor cookie and redirects to drop the key
 // from the address bar and history.
-func (s *workshopPages) serveInstructorHome(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveInstructorHome(w http.ResponseWriter, r *http.Request) error {
 	if key := r.URL.Query().Get("key"); key != "" {
 		ws, err := s.workshopOn()
 		if err != nil {
@@ -38,7 +38,7 @@ func (s *workshopPages) serveInstructorHome(w http.ResponseWriter, r *http.Reque
 		if subtle.ConstantTimeCompare([]byte(key), ws.key) != 1 {
 			return wsError(http.StatusForbidden, "key", "This instructor link's key is wrong. Copy the link the server printed when it started.")
 		}
-		s.setCookie(w, ws, instructorCookie, key, 0)
+		s.setCookie(w, ws, InstructorCookie, key, 0)
 		s.redirect(w, r, "/workshop")
 		return nil
 	}
@@ -51,7 +51,7 @@ func (s *workshopPages) serveInstructorHome(w http.ResponseWriter, r *http.Reque
 		return err
 	}
 	hv := instructorHomeView{rooms: rooms, formKey: formKey()}
-	for _, l := range s.view().Course.Lessons {
+	for _, l := range s.View().Course.Lessons {
 		if l.IsReference() {
 			continue
 		}
@@ -60,12 +60,12 @@ func (s *workshopPages) serveInstructorHome(w http.ResponseWriter, r *http.Reque
 			hv.exercises = append(hv.exercises, exerciseChoice{x.ID, l.Title})
 		}
 	}
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: "Workshops", Section: "workshop"}), instructorHome(s.view(), hv))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.View(), site.PageMeta{Title: "Workshops", Section: "workshop"}), instructorHome(s.View(), hv))
 }
 
 // serveCreateRoom creates a room from the form; the form's key makes a
 // double submit create one room.
-func (s *workshopPages) serveCreateRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveCreateRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.instructor(r)
 	if err != nil {
 		return err
@@ -78,14 +78,14 @@ func (s *workshopPages) serveCreateRoom(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	spec := workshop.RoomSpec{Name: r.PostFormValue("name"), Lessons: r.PostForm["lesson"], Exercises: r.PostForm["exercise"]}
-	if err := checkRoomAgainstCourse(s.view().Course, spec); err != nil {
+	if err := checkRoomAgainstCourse(s.View().Course, spec); err != nil {
 		return err
 	}
 	room, err := ws.svc.CreateRoom(r.Context(), key, spec)
 	if err != nil {
 		return workshopErr(err)
 	}
-	s.redirect(w, r, roomPath(room.ID))
+	s.redirect(w, r, RoomPath(room.ID))
 	return nil
 }
 
@@ -108,7 +108,7 @@ func checkRoomAgainstCourse(course *lessons.Course, spec workshop.RoomSpec) erro
 }
 
 // roomFromPath reads {id} and loads the room for an instructor.
-func (s *workshopPages) roomFromPath(r *http.Request) (*workshopState, workshop.Room, error) {
+func (s *Pages) roomFromPath(r *http.Request) (*State, workshop.Room, error) {
 	ws, err := s.instructor(r)
 	if err != nil {
 		return nil, workshop.Room{}, err
@@ -126,8 +126,8 @@ func (s *workshopPages) roomFromPath(r *http.Request) (*workshopState, workshop.
 
 // siteURL is the absolute address of a site path as another device must
 // type it: from the public URL, else from the Host this request used.
-func (s *workshopPages) siteURL(r *http.Request, path string) string {
-	origin := s.origin
+func (s *Pages) siteURL(r *http.Request, path string) string {
+	origin := s.Origin
 	if origin == "" {
 		scheme := "http"
 		if r.TLS != nil {
@@ -135,11 +135,11 @@ func (s *workshopPages) siteURL(r *http.Request, path string) string {
 		}
 		origin = scheme + "://" + r.Host
 	}
-	return origin + s.base + path
+	return origin + s.Base + path
 }
 
 // joinURL is the address learners type or scan.
-func (s *workshopPages) joinURL(r *http.Request, code workshop.Code) string {
+func (s *Pages) joinURL(r *http.Request, code workshop.Code) string {
 	return s.siteURL(r, "/join?code="+string(code))
 }
 
@@ -222,8 +222,8 @@ func summaryView(c *workshop.Class, n int, title, shape func(string) string) cla
 }
 
 // lessonTitler names lessons by title, falling back to the slug.
-func (s *workshopPages) lessonTitler() func(string) string {
-	course := s.view().Course
+func (s *Pages) lessonTitler() func(string) string {
+	course := s.View().Course
 	return func(slug string) string {
 		if l := course.Lesson(slug); l != nil {
 			return l.Title
@@ -232,7 +232,7 @@ func (s *workshopPages) lessonTitler() func(string) string {
 	}
 }
 
-func (s *workshopPages) serveClassView(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveClassView(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -256,11 +256,11 @@ func (s *workshopPages) serveClassView(w http.ResponseWriter, r *http.Request) e
 	for _, p := range rows {
 		cv.rows = append(cv.rows, learnerRowView(class, p, order[p.Learner.ID], now, title))
 	}
-	cv.summary = summaryView(class, len(rows), title, scriptShape)
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.view(), site.PageMeta{Title: room.Name, Section: "workshop"}), classPage(s.view(), cv))
+	cv.summary = summaryView(class, len(rows), title, ScriptShape)
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.Page(s.View(), site.PageMeta{Title: room.Name, Section: "workshop"}), classPage(s.View(), cv))
 }
 
-func (s *workshopPages) serveProjector(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveProjector(w http.ResponseWriter, r *http.Request) error {
 	_, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -270,15 +270,15 @@ func (s *workshopPages) serveProjector(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.EmbedPage(s.view(), site.PageMeta{Title: room.Name, Section: "workshop"}), projectorPage(s.view(), room, join, qr))
+	return site.WriteHTML(w, r, http.StatusOK, site.NoStore, site.EmbedPage(s.View(), site.PageMeta{Title: room.Name, Section: "workshop"}), projectorPage(s.View(), room, join, qr))
 }
 
 // chaosFault is one fault the chaos conductor pushes. line is what a
 // learner's playground appends to its script; {msg} stands for the last
 // message the learner's script names.
-type chaosFault struct{ name, label, line string }
+type chaosFault struct{ Name, label, Line string }
 
-var chaosFaults = []chaosFault{
+var ChaosFaults = []chaosFault{
 	{"lose-ack", "Lose the next ack", "redeliver {msg} lose-ack"},
 	{"crash-mid-handler", "Crash a worker mid-handler", "redeliver {msg} crash-after 1"},
 	{"expire-lease", "Expire a lease", "expire {msg}"},
@@ -288,8 +288,8 @@ var chaosFaults = []chaosFault{
 }
 
 func chaosByName(name string) (chaosFault, bool) {
-	for _, f := range chaosFaults {
-		if f.name == name {
+	for _, f := range ChaosFaults {
+		if f.Name == name {
 			return f, true
 		}
 	}
@@ -305,7 +305,7 @@ func chaosLabel(name string) string {
 
 // servePush records a pace, countdown or chaos push from the class view's
 // forms. The form's key makes a double click push once.
-func (s *workshopPages) servePush(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) servePush(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -317,20 +317,20 @@ func (s *workshopPages) servePush(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	e, err := pushFromForm(room, r.PostForm.Get)
+	e, err := PushFromForm(room, r.PostForm.Get)
 	if err != nil {
 		return err
 	}
 	if _, _, err := ws.svc.Push(r.Context(), room.ID, key, e); err != nil {
 		return workshopErr(err)
 	}
-	s.redirect(w, r, roomPath(room.ID))
+	s.redirect(w, r, RoomPath(room.ID))
 	return nil
 }
 
-// pushFromForm reads a push form: kind=pace (mode, lesson: 1-based number
+// PushFromForm reads a push form: kind=pace (mode, lesson: 1-based number
 // in the room's list), kind=countdown (exercise, minutes), kind=chaos (fault).
-func pushFromForm(room workshop.Room, get func(string) string) (workshop.Event, error) {
+func PushFromForm(room workshop.Room, get func(string) string) (workshop.Event, error) {
 	switch kind := get("kind"); kind {
 	case "pace":
 		mode := get("mode")
@@ -359,19 +359,19 @@ func pushFromForm(room workshop.Room, get func(string) string) (workshop.Event, 
 	case "chaos":
 		f, ok := chaosByName(get("fault"))
 		if !ok {
-			names := make([]string, len(chaosFaults))
-			for i, f := range chaosFaults {
-				names[i] = f.name
+			names := make([]string, len(ChaosFaults))
+			for i, f := range ChaosFaults {
+				names[i] = f.Name
 			}
 			return workshop.Event{}, wsError(http.StatusBadRequest, "fault", "Pick a fault: "+strings.Join(names, ", ")+".")
 		}
-		return workshop.Event{Kind: workshop.KindChaos, Detail: f.name}, nil
+		return workshop.Event{Kind: workshop.KindChaos, Detail: f.Name}, nil
 	default:
 		return workshop.Event{}, wsError(http.StatusBadRequest, "kind", fmt.Sprintf("%q is not a push; want pace, countdown or chaos.", english.Truncate(kind, 40)))
 	}
 }
 
-func (s *workshopPages) serveEndRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveEndRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
@@ -379,13 +379,13 @@ func (s *workshopPages) serveEndRoom(w http.ResponseWriter, r *http.Request) err
 	if _, err := ws.svc.EndRoom(r.Context(), room.ID); err != nil {
 		return workshopErr(err)
 	}
-	s.redirect(w, r, roomPath(room.ID))
+	s.redirect(w, r, RoomPath(room.ID))
 	return nil
 }
 
 // serveDeleteRoom deletes a room now. Deleting is naturally idempotent: a
 // second click finds nothing and lands on the room list all the same.
-func (s *workshopPages) serveDeleteRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveDeleteRoom(w http.ResponseWriter, r *http.Request) error {
 	ws, err := s.instructor(r)
 	if err != nil {
 		return err
@@ -407,15 +407,15 @@ func (s *workshopPages) serveDeleteRoom(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
-func (s *workshopPages) serveExportCSV(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveExportCSV(w http.ResponseWriter, r *http.Request) error {
 	return s.serveExport(w, r, "csv")
 }
 
-func (s *workshopPages) serveExportJSON(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveExportJSON(w http.ResponseWriter, r *http.Request) error {
 	return s.serveExport(w, r, "json")
 }
 
-func (s *workshopPages) serveExport(w http.ResponseWriter, r *http.Request, format string) error {
+func (s *Pages) serveExport(w http.ResponseWriter, r *http.Request, format string) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
