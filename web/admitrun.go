@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
@@ -21,7 +20,7 @@ import (
 // in flight, or a new one in a slot. Refusals are errors for the one error
 // path (busy 503, rate 429, both with Retry-After); a run over its budget is
 // an answer (422) that compute rendered.
-func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
+func (s *playPages) serveRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
 	client, err := s.admitClient(r)
 	if err != nil {
 		return err
@@ -40,7 +39,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute admit.
 			cost += admit.RateLimitBurst / 2
 		}
 		if cost > 0 {
-			s.limiter.Charge(client, cost)
+			s.limiter().Charge(client, cost)
 		}
 	}
 	if out.Refusal != "" {
@@ -48,17 +47,6 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, compute admit.
 	}
 	out.Write(w, r)
 	return nil
-}
-
-// admitClient takes a token from the request's client, or refuses it.
-func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.ClientOf(r)
-	if ok, retry := s.limiter.Take(client, 1); !ok {
-		s.metrics.Refused("rate")
-		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
-			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
-	}
-	return client, nil
 }
 
 // refusalView says why a playground's run was stopped, and where to go.
@@ -93,7 +81,7 @@ func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, 
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *Server) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) admit.ComputeFunc {
+func (s *playPages) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) admit.ComputeFunc {
 	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
@@ -125,7 +113,7 @@ func (s *Server) playgroundCompute(v *site.View, place playurl.Place, sc *playgr
 
 // apiRunCompute runs an API request and encodes its trace; a run over its
 // budget, or a trace over renderCap, is a 422 whose error names the limit.
-func (s *Server) apiRunCompute(req playground.Request) admit.ComputeFunc {
+func (s *playPages) apiRunCompute(req playground.Request) admit.ComputeFunc {
 	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
@@ -155,7 +143,7 @@ func (s *Server) apiRunCompute(req playground.Request) admit.ComputeFunc {
 
 // onLedger returns r's context, carrying the ledger gate when r's run is on
 // a PostgreSQL ledger of this server (its ledger= names one).
-func (s *Server) onLedger(r *http.Request) context.Context {
+func (s *playPages) onLedger(r *http.Request) context.Context {
 	ctx := r.Context()
 	if s.ledgerGate == nil {
 		return ctx

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/http"
@@ -20,11 +21,33 @@ import (
 // app.js swaps it in place. It never appears in a URL the visitor sees.
 const fragmentParam = "fragment"
 
+// playPages is the live playground feature: /playground,
+// /embed/playground, /api/v1/run, and the runs of a lesson's blocks,
+// through the one admission path.
+type playPages struct {
+	adm         *admit.Admission
+	metrics     *site.Metrics
+	ledgers     *playground.PostgresLedgers // nil: SQLite ledgers only
+	ledgerGate  *admit.LedgerGate           // nil without PostgreSQL ledgers
+	limiter     func() *admit.RateLimiter   // the server's, charged by a run's CPU
+	admitClient func(r *http.Request) (client string, err error)
+	view        func() *site.View // the current course's
+}
+
+// routes are the playground's own URLs.
+func (s *playPages) routes() []site.Route {
+	return []site.Route{
+		{Pattern: "GET /playground", Serve: s.servePlayground},
+		{Pattern: "GET /embed/playground", Serve: s.serveEmbedPlayground},
+		{Pattern: "GET /api/v1/run", Serve: s.serveRunAPI},
+	}
+}
+
 func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentParam) == "1" }
 
 // runPlayground runs a state and computes its view. Bad input is a
 // *playground.InputError (resolvePlayground shows it in place).
-func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) (*playgroundView, error) {
+func (s *playPages) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) (*playgroundView, error) {
 	if pv := recordedInstead(v, place, sc, state); pv != nil {
 		return pv, nil
 	}
@@ -52,17 +75,16 @@ func (s *Server) runPlayground(ctx context.Context, budget *playground.Budget, u
 
 // ----- /playground and /embed/playground -----
 
-func (s *Server) servePlayground(w http.ResponseWriter, r *http.Request) error {
+func (s *playPages) servePlayground(w http.ResponseWriter, r *http.Request) error {
 	return s.servePlaygroundPage(w, r, false)
 }
 
-func (s *Server) serveEmbedPlayground(w http.ResponseWriter, r *http.Request) error {
+func (s *playPages) serveEmbedPlayground(w http.ResponseWriter, r *http.Request) error {
 	return s.servePlaygroundPage(w, r, true)
 }
 
-func (s *Server) servePlaygroundPage(w http.ResponseWriter, r *http.Request, embed bool) error {
-	cur := s.site.Load()
-	v := cur.view
+func (s *playPages) servePlaygroundPage(w http.ResponseWriter, r *http.Request, embed bool) error {
+	v := s.view()
 	q := r.URL.Query()
 	name := strings.TrimSpace(q.Get("scenario"))
 	if name == "" {
@@ -124,87 +146,6 @@ func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery s
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-// ----- A lesson's block with its own state -----
-
-// serveLessonState is /lessons/{slug}?pg=pg-1&…: the lesson with one block
-// in the state its URL names.
-func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug string, embed bool) error {
-	cur := s.site.Load()
-	v := cur.view
-	pos, ok := site.PositionOf(v.Course, slug)
-	if !ok {
-		return unknownLesson(slug)
-	}
-	l := pos.Lesson
-	q := r.URL.Query()
-	id := q.Get("pg")
-	var spec *lessons.PlaygroundSpec
-	for _, p := range l.Playgrounds {
-		if p.ID == id {
-			spec = p
-		}
-	}
-	lessonHref := playurl.LessonPath(slug)
-	if embed {
-		lessonHref = playurl.EmbedPath(slug)
-	}
-	if spec == nil {
-		return site.Invalidf(&site.Link{Label: "Back to the lesson", Href: v.Path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
-	}
-	sc, err := playground.LookupScenario(spec.Scenario)
-	if err != nil {
-		// The lessons package validated it: this is our bug, not the
-		// visitor's input (%v, so that classify does not see an InputError).
-		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
-	}
-	var place playurl.Place
-	if pre, ok := cur.blocks[lessonKey(slug, embed)][spec.ID]; ok {
-		place = pre.place // its home parsed once, when the site was built
-	} else {
-		place = playurl.LessonPlace(slug, spec, embed)
-	}
-	panel, err := panelRequest(q, v.Path(lessonHref))
-	if err != nil {
-		return err
-	}
-	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
-	if err == nil && redirect {
-		redirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
-		return nil
-	}
-	state, q = withPanelOpen(panel, state, q)
-	decoded := &state // the run starts from it, without decoding the query again
-	if err != nil {
-		decoded = nil // resolvePlayground says what was wrong, in place
-	}
-	fragment := wantsFragment(r)
-	views := cur.blocks[lessonKey(slug, embed)]
-	meta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
-	if !embed && pos.Prev != nil {
-		meta.Prev = playurl.LessonPath(pos.Prev.Slug)
-	}
-	if !embed && pos.Next != nil {
-		meta.Next = playurl.LessonPath(pos.Next.Slug)
-	}
-	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
-		if panel != 0 {
-			return morePanelAlone(pv, panel)
-		}
-		if fragment {
-			return LivePlayground(pv)
-		}
-		pgs := make(map[string]*playgroundView, len(views))
-		for k, pv := range views {
-			pgs[k] = pv
-		}
-		pgs[spec.ID] = pv
-		if embed {
-			return site.InLayout(site.EmbedPage(v, meta), embedLessonPage(v, l, pos, pgs))
-		}
-		return site.InLayout(site.Page(v, meta), lessonPage(v, l, pos, pgs))
-	}))
-}
-
 func lessonKey(slug string, embed bool) string {
 	if embed {
 		return "embed/" + slug
@@ -248,7 +189,7 @@ func blockViews(v *site.View, l *lessons.Lesson, embed bool) map[string]*playgro
 
 // writeRendered writes a page or fragment rendered for this request, to be
 // revalidated by its ETag.
-func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
+func (s *playPages) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
 	return site.WriteHTML(w, r, http.StatusOK, site.Revalidate, layout, content)
 }
 
@@ -258,7 +199,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, layout, c
 // playground package's Trace) through the admission path; bad input is a
 // 400 {"error", "field"} from the one error path, a run over its budget a
 // 422 {"error", "field": "budget", "limit"}.
-func (s *Server) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *playPages) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
 	req, err := playurl.RequestFromQuery(r.URL.Query(), s.ledgers)
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ var queryFieldsOf = map[string][]string{
 // last good state and returns the view with its problem set; the error is
 // then nil. Other errors (our bugs, a run over its budget, cancelled runs)
 // are returned as they are, with the state that was running.
-func (s *Server) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State) (*playgroundView, playurl.State, error) {
+func (s *playPages) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State) (*playgroundView, playurl.State, error) {
 	var problem *inputProblem
 	run := func(state playurl.State) (*playgroundView, error) {
 		var u playground.Usage

@@ -41,6 +41,7 @@ type Server struct {
 	adm      *admit.Admission            // the one path of everything that runs SQL
 	workshop *workshopweb.State          // nil: workshop mode is off
 	ws       *workshopweb.Pages          // the workshop feature (workshop mode's pages)
+	play     *playPages                  // the live playground feature
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
 	ledgerGate *admit.LedgerGate
@@ -106,6 +107,9 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if s.workshop, err = workshopweb.NewState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
+	s.play = &playPages{adm: s.adm, metrics: s.metrics, ledgers: s.ledgers, ledgerGate: s.ledgerGate, admitClient: s.admitClient,
+		limiter: func() *admit.RateLimiter { return s.limiter },
+		view:    func() *site.View { return s.site.Load().view }}
 	s.ws = &workshopweb.Pages{Workshop: s.workshop, Base: base, Origin: origin, Limiter: s.limiter,
 		View: func() *site.View { return s.site.Load().view }}
 	cur, err := s.render(course)
@@ -153,14 +157,11 @@ func (s *Server) routes() []route {
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
 		{"GET /embed/lessons/{slug}", s.handle(s.serveEmbedLesson)},
-		{"GET /playground", s.handle(s.servePlayground)},
-		{"GET /embed/playground", s.handle(s.serveEmbedPlayground)},
-		{"GET /api/v1/run", s.handle(s.serveRunAPI)},
 		{"GET /oembed", s.handle(s.serveOEmbed)},
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, slices.Concat(s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.Routes()))...)
+	}, slices.Concat(s.featureRoutes(s.play.routes()), s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.Routes()))...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -496,4 +497,96 @@ type CheckReport = exercise.CheckReport
 // NewCheckReport reports res, checked for the handler source.
 func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 	return exercise.NewCheckReport(res, source)
+}
+
+// admitClient takes a token from the request's client, or refuses it.
+func (s *Server) admitClient(r *http.Request) (string, error) {
+	client := s.limiter.ClientOf(r)
+	if ok, retry := s.limiter.Take(client, 1); !ok {
+		s.metrics.Refused("rate")
+		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+	}
+	return client, nil
+}
+
+// ----- A lesson's block with its own state -----
+
+// serveLessonState is /lessons/{slug}?pg=pg-1&…: the lesson with one block
+// in the state its URL names.
+func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug string, embed bool) error {
+	cur := s.site.Load()
+	v := cur.view
+	pos, ok := site.PositionOf(v.Course, slug)
+	if !ok {
+		return unknownLesson(slug)
+	}
+	l := pos.Lesson
+	q := r.URL.Query()
+	id := q.Get("pg")
+	var spec *lessons.PlaygroundSpec
+	for _, p := range l.Playgrounds {
+		if p.ID == id {
+			spec = p
+		}
+	}
+	lessonHref := playurl.LessonPath(slug)
+	if embed {
+		lessonHref = playurl.EmbedPath(slug)
+	}
+	if spec == nil {
+		return site.Invalidf(&site.Link{Label: "Back to the lesson", Href: v.Path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
+	}
+	sc, err := playground.LookupScenario(spec.Scenario)
+	if err != nil {
+		// The lessons package validated it: this is our bug, not the
+		// visitor's input (%v, so that classify does not see an InputError).
+		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
+	}
+	var place playurl.Place
+	if pre, ok := cur.blocks[lessonKey(slug, embed)][spec.ID]; ok {
+		place = pre.place // its home parsed once, when the site was built
+	} else {
+		place = playurl.LessonPlace(slug, spec, embed)
+	}
+	panel, err := panelRequest(q, v.Path(lessonHref))
+	if err != nil {
+		return err
+	}
+	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
+	if err == nil && redirect {
+		redirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
+		return nil
+	}
+	state, q = withPanelOpen(panel, state, q)
+	decoded := &state // the run starts from it, without decoding the query again
+	if err != nil {
+		decoded = nil // resolvePlayground says what was wrong, in place
+	}
+	fragment := wantsFragment(r)
+	views := cur.blocks[lessonKey(slug, embed)]
+	meta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
+	if !embed && pos.Prev != nil {
+		meta.Prev = playurl.LessonPath(pos.Prev.Slug)
+	}
+	if !embed && pos.Next != nil {
+		meta.Next = playurl.LessonPath(pos.Next.Slug)
+	}
+	return s.play.serveRun(w, r, s.play.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
+		if panel != 0 {
+			return morePanelAlone(pv, panel)
+		}
+		if fragment {
+			return LivePlayground(pv)
+		}
+		pgs := make(map[string]*playgroundView, len(views))
+		for k, pv := range views {
+			pgs[k] = pv
+		}
+		pgs[spec.ID] = pv
+		if embed {
+			return site.InLayout(site.EmbedPage(v, meta), embedLessonPage(v, l, pos, pgs))
+		}
+		return site.InLayout(site.Page(v, meta), lessonPage(v, l, pos, pgs))
+	}))
 }
