@@ -130,7 +130,7 @@ func (s *playPages) apiRunCompute(req playground.Request) admit.ComputeFunc {
 		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
 			out.Status, out.Refusal = http.StatusUnprocessableEntity, limit
 			buf.Reset()
-			err = json.NewEncoder(&buf.Buffer).Encode(apiError{Error: msg, Field: "budget", Limit: limit})
+			err = json.NewEncoder(&buf.Buffer).Encode(site.APIError{Error: msg, Field: "budget", Limit: limit})
 		}
 		if err != nil {
 			return nil, err

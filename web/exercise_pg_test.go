@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"idemlab/web/exercise"
+	"idemlab/web/site"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -26,7 +27,7 @@ func TestExerciseCheck_LedgerWithoutPostgres(t *testing.T) {
 	} {
 		form := url.Values{"exercise": {"race-check-then-insert"}, "handler": {"SELECT 1;"}, "ledger": {c.ledger}}
 		resp := postForm(t, h, "/api/v1/check", form)
-		var body apiError
+		var body site.APIError
 		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +142,7 @@ func FuzzCheckEndpoint_Ledger(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ledger string) {
 		resp := postForm(t, h, "/api/v1/check", url.Values{"exercise": {"dedupe-credit"}, "handler": {"@on credit\nSELECT 1;\n"}, "ledger": {ledger}})
 		body := readBody(t, resp)
-		var e apiError
+		var e site.APIError
 		switch {
 		case resp.StatusCode == 200:
 		case resp.StatusCode == 400 && json.Unmarshal([]byte(body), &e) == nil && e.Field == "ledger":

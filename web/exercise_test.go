@@ -332,7 +332,7 @@ func TestCheckAPI_Answers(t *testing.T) {
 				t.Errorf("Cache-Control %q", cc)
 			}
 			if tc.status != 200 {
-				var e apiError
+				var e site.APIError
 				if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error == "" {
 					t.Errorf("error body %q: %v", body, err)
 				}

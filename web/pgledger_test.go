@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"idemlab/web/site"
 	"io"
 	"net/url"
 	"strings"
@@ -22,7 +23,7 @@ func TestLedgerSwitch_AbsentWithoutPostgres(t *testing.T) {
 		t.Error("a ledger switch without PostgreSQL ledgers")
 	}
 	resp = do(t, h, "GET", "/api/v1/run?"+raceQuery+"&ledger=postgres-rc")
-	var body apiError
+	var body site.APIError
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestLedgerSwitch_RunsOnPostgres(t *testing.T) {
 	}
 	// A learner's handler in SQLite's dialect is refused with the hint.
 	resp = do(t, h, "GET", "/api/v1/run?"+raceQuery+"&ledger=postgres-rc&handler="+url.QueryEscape("INSERT OR IGNORE INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now);"))
-	var body apiError
+	var body site.APIError
 	json.NewDecoder(resp.Body).Decode(&body)
 	if resp.StatusCode != 400 || !strings.Contains(body.Error, "ON CONFLICT DO NOTHING") {
 		t.Errorf("%d %+v, want 400 with the hint", resp.StatusCode, body)

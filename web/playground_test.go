@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"net/url"
@@ -391,7 +392,7 @@ func TestRunAPI_BadInput(t *testing.T) {
 			if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 				t.Fatalf("%d %s, want 400 JSON", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
-			var body apiError
+			var body site.APIError
 			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 				t.Fatal(err)
 			}

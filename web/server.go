@@ -294,7 +294,7 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		admit.RetryAfterHeader(w, e.RetryAfter)
 	}
 	if isAPI(r) {
-		site.WriteJSON(w, r, e.Status, site.NoStore, apiError{Error: e.Message, Field: e.Field}) // two strings: cannot fail
+		site.WriteJSON(w, r, e.Status, site.NoStore, site.APIError{Error: e.Message, Field: e.Field}) // two strings: cannot fail
 		return
 	}
 	view := site.ErrorView{Status: e.Status, Title: errorTitle(e.Status), Message: e.Message, Action: e.Action}
@@ -311,13 +311,6 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.Status, "err", renderErr)
 		site.WriteBody(w, r, http.StatusInternalServerError, site.HtmlContentType, site.NoStore, s.fallback)
 	}
-}
-
-// apiError is the body of a failed API call.
-type apiError struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
-	Limit string `json:"limit,omitempty"` // the budget limit a run crossed (field "budget")
 }
 
 // isAPI reports whether a request is for the JSON API, whose errors are
