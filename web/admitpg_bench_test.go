@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/playview"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -44,7 +45,7 @@ func BenchmarkClosedLoop_PostgresPool(b *testing.B) {
 			s := benchServerWith(b, Config{Ledgers: testLedgers(b, r.pool)})
 			srv := httptest.NewServer(s.Handler())
 			defer srv.Close()
-			target := srv.URL + r.query + "&" + fragmentParam + "=1"
+			target := srv.URL + r.query + "&" + playview.FragmentParam + "=1"
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: r.clients, DisableCompression: true}}
 			click := func() (int, time.Duration) {
 				req, _ := http.NewRequest(http.MethodGet, target, nil)

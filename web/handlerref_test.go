@@ -1,20 +1,20 @@
 package web
 
 import (
-	"idemlab/web/exercise"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"idemlab/playground"
+	"idemlab/web/site"
 )
 
 // The exercise's reference panel lists what the engine accepts: every
 // table with its columns, every parameter, every directive with an example.
 func TestExerciseReference_ListsTheEnginesDefinitions(t *testing.T) {
 	h := exerciseServer(t).Handler()
-	doc := document(t, do(t, h, "GET", exercise.ExercisePath("dedupe-credit")))
+	doc := document(t, do(t, h, "GET", site.ExercisePath("dedupe-credit")))
 	panel := doc.Find(testID("exercise") + " " + testID("handler-reference"))
 	if panel.Length() != 1 {
 		t.Fatalf("%d reference panels", panel.Length())
@@ -52,7 +52,7 @@ func TestExerciseReplay_LeadsBackWithTheHandler(t *testing.T) {
 	h := exerciseServer(t).Handler()
 	spec := builtinExercise(t, "dedupe-credit")
 	handler := spec.Start + "\n-- my attempt\n"
-	resp := postForm(t, h, exercise.ExerciseCheckPath(spec.ID), url.Values{"handler": {handler}})
+	resp := postForm(t, h, site.ExerciseCheckPath(spec.ID), url.Values{"handler": {handler}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("check: status %d", resp.StatusCode)
 	}

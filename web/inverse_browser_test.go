@@ -2,8 +2,8 @@ package web
 
 import (
 	"fmt"
-	"idemlab/web/exercise"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"strings"
 	"testing"
 
@@ -34,7 +34,7 @@ func TestBrowser_InverseLearnerBreaksTheHandler(t *testing.T) {
 			t.Fatalf("Tab from the editor lands on %q, want the Check button", got)
 		}
 		run(t, ctx, chromedp.KeyEvent(kb.Enter))
-		if err := browsertest.WaitForPath(ctx, exercise.ExerciseCheckPath(spec.ID)); err != nil {
+		if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,11 +103,11 @@ func TestBrowser_InverseWithoutJavaScript(t *testing.T) {
 		browsertest.DisableJavaScript(),
 		browsertest.ColorScheme("dark"),
 		chromedp.EmulateViewport(exPhoneWidth, exPhoneHeight, chromedp.EmulateMobile),
-		chromedp.Navigate(srv.URL+exercise.ExercisePath(spec.ID)),
+		chromedp.Navigate(srv.URL+site.ExercisePath(spec.ID)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
 	exClick(t, ctx, sel+` [data-testid="exercise-reveal"]`)
-	if err := browsertest.WaitForPath(ctx, exercise.ExerciseCheckPath(spec.ID)); err != nil {
+	if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the shortest", `document.querySelector('`+sel+` [data-testid="inverse-shortest"]')`)

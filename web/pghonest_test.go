@@ -1,8 +1,8 @@
 package web
 
 import (
-	"idemlab/web/exercise"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/http"
 	"strings"
 	"testing"
@@ -133,7 +133,7 @@ func TestExercisePage_HelpReadsAsSentences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := document(t, do(t, s.Handler(), "GET", exercise.ExercisePath(builtinExercise(t, "dedupe-credit").ID)))
+	doc := document(t, do(t, s.Handler(), "GET", site.ExercisePath(builtinExercise(t, "dedupe-credit").ID)))
 	help := strings.Join(strings.Fields(doc.Find(".exercise-help").First().Text()), " ")
 	if !strings.Contains(help, "is a comment. Ctrl+Enter checks.") {
 		t.Errorf("help reads %q", help)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"idemlab/web/admit"
 	"idemlab/web/playurl"
+	"idemlab/web/playview"
 	"io"
 	"net/http"
 	"net/url"
@@ -160,4 +161,4 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 }
 
 // withFragment is a state's URL asking for the playground alone.
-func withFragment(u string) string { return u + "&" + fragmentParam + "=1" }
+func withFragment(u string) string { return u + "&" + playview.FragmentParam + "=1" }

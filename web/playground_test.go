@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/playview"
 	"idemlab/web/site"
 	"io"
 	"net/http"
@@ -21,7 +22,7 @@ import (
 )
 
 // livePlayground runs a request and renders the playground component.
-func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place, state playurl.State) (*playgroundView, *goquery.Document) {
+func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place, state playurl.State) (*playview.View, *goquery.Document) {
 	t.Helper()
 	v := testView(t)
 	sc, err := playground.LookupScenario(state.Scenario)
@@ -36,8 +37,8 @@ func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place
 	if err != nil {
 		t.Fatal(err)
 	}
-	pv := newPlaygroundView(v, place(sc), state, tr, sc)
-	return pv, render(t, LivePlayground(pv))
+	pv := playview.NewView(v, place(sc), state, tr, sc)
+	return pv, render(t, playview.LivePlayground(pv))
 }
 
 func pagePlaceOf(sc *playground.Scenario) playurl.Place { return playurl.PagePlace(sc, false) }

@@ -8,6 +8,7 @@ import (
 	"idemlab/web/admit"
 	"idemlab/web/exercise"
 	"idemlab/web/playurl"
+	"idemlab/web/playview"
 	"idemlab/web/site"
 	"idemlab/web/workshopweb"
 	"log/slog"
@@ -41,7 +42,7 @@ type Server struct {
 	adm      *admit.Admission            // the one path of everything that runs SQL
 	workshop *workshopweb.State          // nil: workshop mode is off
 	ws       *workshopweb.Pages          // the workshop feature (workshop mode's pages)
-	play     *playPages                  // the live playground feature
+	play     *playview.Pages             // the live playground feature
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
 	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
 	ledgerGate *admit.LedgerGate
@@ -60,7 +61,7 @@ type renderedSite struct {
 	embeds  map[string]*site.Payload // slug → embed page
 	// blocks holds every lesson playground in its initial state, by
 	// lessonKey(slug, embed) and block id, for pages with one block changed.
-	blocks map[string]map[string]*playgroundView
+	blocks map[string]map[string]*playview.View
 }
 
 // NewServer checks the configuration, builds the hashed assets and renders
@@ -107,9 +108,9 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if s.workshop, err = workshopweb.NewState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
-	s.play = &playPages{adm: s.adm, metrics: s.metrics, ledgers: s.ledgers, ledgerGate: s.ledgerGate, admitClient: s.admitClient,
-		limiter: func() *admit.RateLimiter { return s.limiter },
-		view:    func() *site.View { return s.site.Load().view }}
+	s.play = &playview.Pages{Adm: s.adm, Metrics: s.metrics, Ledgers: s.ledgers, LedgerGate: s.ledgerGate, AdmitClient: s.admitClient,
+		Limiter: func() *admit.RateLimiter { return s.limiter },
+		View:    func() *site.View { return s.site.Load().view }}
 	s.ws = &workshopweb.Pages{Workshop: s.workshop, Base: base, Origin: origin, Limiter: s.limiter,
 		View: func() *site.View { return s.site.Load().view }}
 	cur, err := s.render(course)
@@ -161,7 +162,7 @@ func (s *Server) routes() []route {
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, slices.Concat(s.featureRoutes(s.play.routes()), s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.Routes()))...)
+	}, slices.Concat(s.featureRoutes(s.play.Routes()), s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.Routes()))...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -412,7 +413,7 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		view:    view,
 		lessons: make(map[string]*site.Payload, len(course.Lessons)),
 		embeds:  make(map[string]*site.Payload, len(course.Lessons)),
-		blocks:  make(map[string]map[string]*playgroundView, 2*len(course.Lessons)),
+		blocks:  make(map[string]map[string]*playview.View, 2*len(course.Lessons)),
 	}
 	ctx := context.Background()
 	var err error
@@ -432,16 +433,16 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		if pos.Next != nil {
 			meta.Next = playurl.LessonPath(pos.Next.Slug)
 		}
-		pgs := blockViews(view, l, false)
-		cur.blocks[lessonKey(l.Slug, false)] = pgs
+		pgs := playview.BlockViews(view, l, false)
+		cur.blocks[playview.LessonKey(l.Slug, false)] = pgs
 		if cur.lessons[l.Slug], err = renderPage(ctx, site.Page(view, meta), lessonPage(view, l, pos, pgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering lesson %s: %w", l.Path, err)
 		}
 		// The embed's canonical is the full lesson; it has no rel=prev/next so
 		// the arrow keys never navigate an iframe away.
 		embedMeta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
-		embedPgs := blockViews(view, l, true)
-		cur.blocks[lessonKey(l.Slug, true)] = embedPgs
+		embedPgs := playview.BlockViews(view, l, true)
+		cur.blocks[playview.LessonKey(l.Slug, true)] = embedPgs
 		if cur.embeds[l.Slug], err = renderPage(ctx, site.EmbedPage(view, embedMeta), embedLessonPage(view, l, pos, embedPgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering the embed view of lesson %s: %w", l.Path, err)
 		}
@@ -537,27 +538,27 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
 	}
 	var place playurl.Place
-	if pre, ok := cur.blocks[lessonKey(slug, embed)][spec.ID]; ok {
-		place = pre.place // its home parsed once, when the site was built
+	if pre, ok := cur.blocks[playview.LessonKey(slug, embed)][spec.ID]; ok {
+		place = pre.Place // its home parsed once, when the site was built
 	} else {
 		place = playurl.LessonPlace(slug, spec, embed)
 	}
-	panel, err := panelRequest(q, v.Path(lessonHref))
+	panel, err := playview.PanelRequest(q, v.Path(lessonHref))
 	if err != nil {
 		return err
 	}
 	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
 	if err == nil && redirect {
-		redirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
+		playview.RedirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
 		return nil
 	}
-	state, q = withPanelOpen(panel, state, q)
+	state, q = playview.WithPanelOpen(panel, state, q)
 	decoded := &state // the run starts from it, without decoding the query again
 	if err != nil {
 		decoded = nil // resolvePlayground says what was wrong, in place
 	}
-	fragment := wantsFragment(r)
-	views := cur.blocks[lessonKey(slug, embed)]
+	fragment := playview.WantsFragment(r)
+	views := cur.blocks[playview.LessonKey(slug, embed)]
 	meta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
 	if !embed && pos.Prev != nil {
 		meta.Prev = playurl.LessonPath(pos.Prev.Slug)
@@ -565,14 +566,14 @@ func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug s
 	if !embed && pos.Next != nil {
 		meta.Next = playurl.LessonPath(pos.Next.Slug)
 	}
-	return s.play.serveRun(w, r, s.play.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
+	return s.play.ServeRun(w, r, s.play.PlaygroundCompute(v, place, sc, q, decoded, func(pv *playview.View) templ.Component {
 		if panel != 0 {
-			return morePanelAlone(pv, panel)
+			return playview.MorePanelAlone(pv, panel)
 		}
 		if fragment {
-			return LivePlayground(pv)
+			return playview.LivePlayground(pv)
 		}
-		pgs := make(map[string]*playgroundView, len(views))
+		pgs := make(map[string]*playview.View, len(views))
 		for k, pv := range views {
 			pgs[k] = pv
 		}

@@ -93,25 +93,6 @@ func DefaultCheckConcurrency() int { return runtime.GOMAXPROCS(0) }
 // errCheckBusy: every check slot is taken.
 var errCheckBusy = errors.New("every checker is busy")
 
-// FindExercise looks an exercise up by id in a course, with its lesson.
-func FindExercise(course *lessons.Course, id string) (*lessons.Lesson, *lessons.ExerciseSpec) {
-	spec := course.Exercise(id)
-	if spec == nil || spec.Exercise == nil {
-		return nil, nil
-	}
-	if l := course.Lesson(spec.Lesson); l != nil {
-		return l, spec
-	}
-	for _, l := range course.Lessons { // a course built by hand may leave Lesson empty
-		for _, e := range l.Exercises {
-			if e == spec {
-				return l, spec
-			}
-		}
-	}
-	return nil, nil
-}
-
 // check runs one check within a slot and the deadline. A check the
 // deadline stops is the handler's fault as far as the learner can tell, so
 // it becomes a result with Error set, not a server error.
@@ -212,7 +193,7 @@ func setBusy(w http.ResponseWriter) {
 // servePage shows one exercise on its own page at its start.
 func (c *Checker) servePage(w http.ResponseWriter, r *http.Request) error {
 	v := c.deps.View()
-	l, spec := FindExercise(v.Course, r.PathValue("id"))
+	l, spec := site.FindExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
@@ -239,7 +220,7 @@ func (c *Checker) servePage(w http.ResponseWriter, r *http.Request) error {
 // with the learner's text kept and the result under the editor.
 func (c *Checker) ServeCheckForm(w http.ResponseWriter, r *http.Request) error {
 	v := c.deps.View()
-	l, spec := FindExercise(v.Course, r.PathValue("id"))
+	l, spec := site.FindExercise(v.Course, r.PathValue("id"))
 	if spec == nil {
 		return unknownExercise(r.PathValue("id"))
 	}
@@ -285,7 +266,7 @@ func unknownExercise(id string) error {
 
 func (c *Checker) writeExercisePage(w http.ResponseWriter, r *http.Request, v *site.View, l *lessons.Lesson, ev *ExerciseView, status int) error {
 	pos, _ := site.PositionOf(v.Course, l.Slug)
-	meta := site.PageMeta{Title: "Exercise: " + ExerciseTitle(ev.Spec), Description: ev.Spec.Goal, Canonical: ExercisePath(ev.Spec.ID), Section: "lesson"}
+	meta := site.PageMeta{Title: "Exercise: " + site.ExerciseTitle(ev.Spec), Description: ev.Spec.Goal, Canonical: site.ExercisePath(ev.Spec.ID), Section: "lesson"}
 	return site.WriteHTML(w, r, status, site.NoStore, site.Page(v, meta), exercisePage(v, l, pos, ev))
 }
 
@@ -336,7 +317,7 @@ func (c *Checker) ServeCheckAPI(w http.ResponseWriter, r *http.Request) error {
 	v := c.deps.View()
 	in, err := readCheckForm(w, r)
 	id := r.PostForm.Get("exercise")
-	_, spec := FindExercise(v.Course, id)
+	_, spec := site.FindExercise(v.Course, id)
 	switch {
 	case in.unreadable:
 		return err
@@ -345,7 +326,7 @@ func (c *Checker) ServeCheckAPI(w http.ResponseWriter, r *http.Request) error {
 	case spec == nil:
 		return &site.Error{Status: http.StatusNotFound, Field: "exercise", Message: fmt.Sprintf("exercise: there is no exercise called %q", english.Truncate(id, 80))}
 	case spec.IsInverse():
-		return &site.Error{Status: http.StatusBadRequest, Field: "exercise", Message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, ExerciseCheckPath(spec.ID))}
+		return &site.Error{Status: http.StatusBadRequest, Field: "exercise", Message: fmt.Sprintf("exercise: %s asks for a script that breaks its handler, not for a handler; post script=… to %s", spec.ID, site.ExerciseCheckPath(spec.ID))}
 	case err != nil:
 		return err
 	}
@@ -434,18 +415,6 @@ func (o *ExerciseOutcome) handlerError() *playground.HandlerError {
 		return ce.SQLError
 	}
 	return nil
-}
-
-func ExercisePath(id string) string      { return "/exercises/" + id }
-func ExerciseCheckPath(id string) string { return "/exercises/" + id + "/check" }
-func ExerciseDOMID(id string) string     { return "ex-" + id }
-
-// ExerciseTitle is an exercise's title, or a neutral one.
-func ExerciseTitle(spec *lessons.ExerciseSpec) string {
-	if t := strings.TrimSpace(spec.Title); t != "" {
-		return t
-	}
-	return "Fix the handler"
 }
 
 // StorySteps splits a counterexample's story ("deliver msg-1 to A; A's ack

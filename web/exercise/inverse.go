@@ -7,7 +7,6 @@ import (
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -125,12 +124,6 @@ func breakHref(spec *lessons.ExerciseSpec, events []playground.Event) string {
 		s.Handlers = []string{spec.Break}
 	}
 	return playurl.FullSizeHref(s)
-}
-
-// BreakBackQuery is the query that brings a replayed script back into an
-// inverse exercise's editor.
-func BreakBackQuery(events []playground.Event) string {
-	return "?script=" + url.QueryEscape((&playground.Script{Events: events}).Lines())
 }
 
 // breakHandlerTitle heads the handler to break on the page.

@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"idemlab/web/playurl"
@@ -135,8 +135,8 @@ func (c *controlsView) offer(l actionLink, ev playground.Event, href func(playur
 	return l
 }
 
-func newControls(v *site.View, pv *playgroundView) controlsView {
-	p, s, at, total := pv.place, pv.state, pv.at, pv.total
+func newControls(v *site.View, pv *View) controlsView {
+	p, s, at, total := pv.Place, pv.state, pv.at, pv.total
 	href := func(next playurl.State) string { return v.Path(p.Href(next)) }
 	c := controlsView{
 		FormAction:     v.Path(p.Path),

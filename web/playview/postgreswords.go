@@ -1,4 +1,4 @@
-package web
+package playview
 
 // PostgreSQL's words for a failed statement: its SQLSTATE (which the
 // engine keeps typed, Step.SQLState) and the condition name PostgreSQL's
@@ -21,7 +21,7 @@ var postgresConditions = map[string]string{
 // postgresFailure is a step's result for a PostgreSQL error, by its
 // SQLSTATE (playground.Step.SQLState): "fails with 23505
 // (unique_violation)"; "" for none.
-func postgresFailure(code string) string {
+func PostgresFailure(code string) string {
 	if code == "" {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"context"
@@ -17,18 +17,18 @@ import (
 // escapes exactly as templ does (html.EscapeString; TestMarkup_EscapesAsTempl),
 // and the diagram's bytes were compared with its template's, for every
 // scenario's default script at every cursor, when it moved here.
-type markup struct{ b []byte }
+type Markup struct{ B []byte }
 
-var markupBuffers = sync.Pool{New: func() any { return &markup{b: make([]byte, 0, 16<<10)} }}
+var markupBuffers = sync.Pool{New: func() any { return &Markup{B: make([]byte, 0, 16<<10)} }}
 
 // markupComponent is a component that writes with draw.
-func markupComponent(draw func(m *markup)) templ.Component {
+func MarkupComponent(draw func(m *Markup)) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		m := markupBuffers.Get().(*markup)
-		m.b = m.b[:0]
+		m := markupBuffers.Get().(*Markup)
+		m.B = m.B[:0]
 		draw(m)
-		_, err := w.Write(m.b)
-		if cap(m.b) <= 256<<10 { // a rare huge diagram is not kept
+		_, err := w.Write(m.B)
+		if cap(m.B) <= 256<<10 { // a rare huge diagram is not kept
 			markupBuffers.Put(m)
 		}
 		return err
@@ -37,15 +37,15 @@ func markupComponent(draw func(m *markup)) templ.Component {
 
 // markupRender is a component that writes with draw, which may render
 // templates into m (a rare part inside a hot one).
-func markupRender(draw func(ctx context.Context, m *markup) error) templ.Component {
+func markupRender(draw func(ctx context.Context, m *Markup) error) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		m := markupBuffers.Get().(*markup)
-		m.b = m.b[:0]
+		m := markupBuffers.Get().(*Markup)
+		m.B = m.B[:0]
 		err := draw(ctx, m)
 		if err == nil {
-			_, err = w.Write(m.b)
+			_, err = w.Write(m.B)
 		}
-		if cap(m.b) <= 256<<10 {
+		if cap(m.B) <= 256<<10 {
 			markupBuffers.Put(m)
 		}
 		return err
@@ -53,21 +53,21 @@ func markupRender(draw func(ctx context.Context, m *markup) error) templ.Compone
 }
 
 // Write appends p: a template renders into m.
-func (m *markup) Write(p []byte) (int, error) {
-	m.b = append(m.b, p...)
+func (m *Markup) Write(p []byte) (int, error) {
+	m.B = append(m.B, p...)
 	return len(p), nil
 }
 
 // raw appends markup as is: constant tags and attributes.
-func (m *markup) raw(s string) { m.b = append(m.b, s...) }
+func (m *Markup) Raw(s string) { m.B = append(m.B, s...) }
 
 // text appends s escaped for text or a quoted attribute value, as
 // html.EscapeString escapes it, without building the escaped string.
-func (m *markup) text(s string) { m.b = appendEscaped(m.b, s) }
+func (m *Markup) Text(s string) { m.B = AppendEscaped(m.B, s) }
 
 // appendEscaped appends s to b with &, <, >, ' and " escaped as
 // html.EscapeString escapes them.
-func appendEscaped(b []byte, s string) []byte {
+func AppendEscaped(b []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var esc string
@@ -93,43 +93,43 @@ func appendEscaped(b []byte, s string) []byte {
 }
 
 // int appends n in decimal.
-func (m *markup) int(n int) { m.b = strconv.AppendInt(m.b, int64(n), 10) }
+func (m *Markup) int(n int) { m.B = strconv.AppendInt(m.B, int64(n), 10) }
 
 // int64 appends n in decimal.
-func (m *markup) int64(n int64) { m.b = strconv.AppendInt(m.b, n, 10) }
+func (m *Markup) int64(n int64) { m.B = strconv.AppendInt(m.B, n, 10) }
 
 // ints appends ns in decimal, separated by ", ".
-func (m *markup) ints(ns []int64) {
+func (m *Markup) ints(ns []int64) {
 	for i, n := range ns {
 		if i > 0 {
-			m.b = append(m.b, ", "...)
+			m.B = append(m.B, ", "...)
 		}
-		m.b = strconv.AppendInt(m.b, n, 10)
+		m.B = strconv.AppendInt(m.B, n, 10)
 	}
 }
 
 // attr appends ` name="value"`, value escaped.
-func (m *markup) attr(name, value string) {
-	m.b = append(m.b, ' ')
-	m.b = append(m.b, name...)
-	m.b = append(m.b, `="`...)
-	m.text(value)
-	m.b = append(m.b, '"')
+func (m *Markup) Attr(name, value string) {
+	m.B = append(m.B, ' ')
+	m.B = append(m.B, name...)
+	m.B = append(m.B, `="`...)
+	m.Text(value)
+	m.B = append(m.B, '"')
 }
 
 // intAttr appends ` name="n"`.
-func (m *markup) intAttr(name string, n int) {
-	m.b = append(m.b, ' ')
-	m.b = append(m.b, name...)
-	m.b = append(m.b, `="`...)
+func (m *Markup) IntAttr(name string, n int) {
+	m.B = append(m.B, ' ')
+	m.B = append(m.B, name...)
+	m.B = append(m.B, `="`...)
 	m.int(n)
-	m.b = append(m.b, '"')
+	m.B = append(m.B, '"')
 }
 
 // flag appends ` name` when on: a boolean attribute.
-func (m *markup) flag(name string, on bool) {
+func (m *Markup) Flag(name string, on bool) {
 	if on {
-		m.b = append(m.b, ' ')
-		m.b = append(m.b, name...)
+		m.B = append(m.B, ' ')
+		m.B = append(m.B, name...)
 	}
 }

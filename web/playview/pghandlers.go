@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"context"
@@ -19,23 +19,23 @@ import (
 
 // fragmentParam asks for the playground alone, without the page around it:
 // app.js swaps it in place. It never appears in a URL the visitor sees.
-const fragmentParam = "fragment"
+const FragmentParam = "fragment"
 
 // playPages is the live playground feature: /playground,
 // /embed/playground, /api/v1/run, and the runs of a lesson's blocks,
 // through the one admission path.
-type playPages struct {
-	adm         *admit.Admission
-	metrics     *site.Metrics
-	ledgers     *playground.PostgresLedgers // nil: SQLite ledgers only
-	ledgerGate  *admit.LedgerGate           // nil without PostgreSQL ledgers
-	limiter     func() *admit.RateLimiter   // the server's, charged by a run's CPU
-	admitClient func(r *http.Request) (client string, err error)
-	view        func() *site.View // the current course's
+type Pages struct {
+	Adm         *admit.Admission
+	Metrics     *site.Metrics
+	Ledgers     *playground.PostgresLedgers // nil: SQLite ledgers only
+	LedgerGate  *admit.LedgerGate           // nil without PostgreSQL ledgers
+	Limiter     func() *admit.RateLimiter   // the server's, charged by a run's CPU
+	AdmitClient func(r *http.Request) (client string, err error)
+	View        func() *site.View // the current course's
 }
 
 // routes are the playground's own URLs.
-func (s *playPages) routes() []site.Route {
+func (s *Pages) Routes() []site.Route {
 	return []site.Route{
 		{Pattern: "GET /playground", Serve: s.servePlayground},
 		{Pattern: "GET /embed/playground", Serve: s.serveEmbedPlayground},
@@ -43,11 +43,11 @@ func (s *playPages) routes() []site.Route {
 	}
 }
 
-func wantsFragment(r *http.Request) bool { return r.URL.Query().Get(fragmentParam) == "1" }
+func WantsFragment(r *http.Request) bool { return r.URL.Query().Get(FragmentParam) == "1" }
 
 // runPlayground runs a state and computes its view. Bad input is a
 // *playground.InputError (resolvePlayground shows it in place).
-func (s *playPages) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) (*playgroundView, error) {
+func (s *Pages) runPlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) (*View, error) {
 	if pv := recordedInstead(v, place, sc, state); pv != nil {
 		return pv, nil
 	}
@@ -70,21 +70,21 @@ func (s *playPages) runPlayground(ctx context.Context, budget *playground.Budget
 	if state.At > len(tr.Events) {
 		return nil, &playground.InputError{Field: "at", Msg: fmt.Sprintf("there is no event %d; the script has %s", state.At, english.Plural(len(tr.Events), "event", "events"))}
 	}
-	return newPlaygroundView(v, place, state, tr, sc), nil
+	return NewView(v, place, state, tr, sc), nil
 }
 
 // ----- /playground and /embed/playground -----
 
-func (s *playPages) servePlayground(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) servePlayground(w http.ResponseWriter, r *http.Request) error {
 	return s.servePlaygroundPage(w, r, false)
 }
 
-func (s *playPages) serveEmbedPlayground(w http.ResponseWriter, r *http.Request) error {
+func (s *Pages) serveEmbedPlayground(w http.ResponseWriter, r *http.Request) error {
 	return s.servePlaygroundPage(w, r, true)
 }
 
-func (s *playPages) servePlaygroundPage(w http.ResponseWriter, r *http.Request, embed bool) error {
-	v := s.view()
+func (s *Pages) servePlaygroundPage(w http.ResponseWriter, r *http.Request, embed bool) error {
+	v := s.View()
 	q := r.URL.Query()
 	name := strings.TrimSpace(q.Get("scenario"))
 	if name == "" {
@@ -99,26 +99,26 @@ func (s *playPages) servePlaygroundPage(w http.ResponseWriter, r *http.Request, 
 		return site.CannotRun(&site.Link{Label: "Choose a scenario", Href: v.Path("/playground")}, err)
 	}
 	place := playurl.PagePlace(sc, embed)
-	panel, err := panelRequest(q, v.Path(place.Href(place.Home)))
+	panel, err := PanelRequest(q, v.Path(place.Href(place.Home)))
 	if err != nil {
 		return err
 	}
 	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
 	if err == nil && redirect {
-		redirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
+		RedirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
 		return nil
 	}
-	state, q = withPanelOpen(panel, state, q)
+	state, q = WithPanelOpen(panel, state, q)
 	decoded := &state // the run starts from it, without decoding the query again
 	if err != nil {
 		decoded = nil // resolvePlayground says what was wrong, in place
 	}
-	fragment := wantsFragment(r)
-	return s.serveRun(w, r, s.playgroundCompute(v, place, sc, q, decoded, func(pv *playgroundView) templ.Component {
+	fragment := WantsFragment(r)
+	return s.ServeRun(w, r, s.PlaygroundCompute(v, place, sc, q, decoded, func(pv *View) templ.Component {
 		meta := site.PageMeta{Title: sc.Title + " · Playground", Description: sc.Story, Canonical: place.Href(pv.state), Section: "playground"}
 		switch {
 		case panel != 0:
-			return morePanelAlone(pv, panel)
+			return MorePanelAlone(pv, panel)
 		case fragment:
 			return LivePlayground(pv)
 		case embed:
@@ -130,13 +130,13 @@ func (s *playPages) servePlaygroundPage(w http.ResponseWriter, r *http.Request, 
 
 // redirectToState sends a form's answer to the canonical URL of the state
 // it produced (303, so Back skips the form URL); a fragment request stays one.
-func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery string) {
+func RedirectToState(w http.ResponseWriter, r *http.Request, target, withQuery string) {
 	panel := r.URL.Query()[playurl.KeyPanel] // checked already (panelRequest): one name
-	if wantsFragment(r) || len(panel) == 1 {
+	if WantsFragment(r) || len(panel) == 1 {
 		path, _, _ := strings.Cut(withQuery, "#")
 		target = path
-		if wantsFragment(r) {
-			target += "&" + fragmentParam + "=1"
+		if WantsFragment(r) {
+			target += "&" + FragmentParam + "=1"
 		}
 		if len(panel) == 1 {
 			target += "&" + playurl.KeyPanel + "=" + playurl.QueryEscape(panel[0])
@@ -146,7 +146,7 @@ func redirectToState(w http.ResponseWriter, r *http.Request, target, withQuery s
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-func lessonKey(slug string, embed bool) string {
+func LessonKey(slug string, embed bool) string {
 	if embed {
 		return "embed/" + slug
 	}
@@ -156,8 +156,8 @@ func lessonKey(slug string, embed bool) string {
 // blockViews runs every playground block of a lesson in its initial state,
 // for the pre-rendered page. A block that cannot run keeps the static view
 // of its spec (the lessons package has already reported why).
-func blockViews(v *site.View, l *lessons.Lesson, embed bool) map[string]*playgroundView {
-	out := map[string]*playgroundView{}
+func BlockViews(v *site.View, l *lessons.Lesson, embed bool) map[string]*View {
+	out := map[string]*View{}
 	for _, spec := range l.Playgrounds {
 		sc, err := playground.LookupScenario(spec.Scenario)
 		if err != nil {
@@ -182,14 +182,14 @@ func blockViews(v *site.View, l *lessons.Lesson, embed bool) map[string]*playgro
 		if err != nil {
 			continue
 		}
-		out[spec.ID] = newPlaygroundView(v, place, place.Home, tr, sc)
+		out[spec.ID] = NewView(v, place, place.Home, tr, sc)
 	}
 	return out
 }
 
 // writeRendered writes a page or fragment rendered for this request, to be
 // revalidated by its ETag.
-func (s *playPages) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
+func (s *Pages) writeRendered(w http.ResponseWriter, r *http.Request, layout, content templ.Component) error {
 	return site.WriteHTML(w, r, http.StatusOK, site.Revalidate, layout, content)
 }
 
@@ -199,10 +199,10 @@ func (s *playPages) writeRendered(w http.ResponseWriter, r *http.Request, layout
 // playground package's Trace) through the admission path; bad input is a
 // 400 {"error", "field"} from the one error path, a run over its budget a
 // 422 {"error", "field": "budget", "limit"}.
-func (s *playPages) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
-	req, err := playurl.RequestFromQuery(r.URL.Query(), s.ledgers)
+func (s *Pages) serveRunAPI(w http.ResponseWriter, r *http.Request) error {
+	req, err := playurl.RequestFromQuery(r.URL.Query(), s.Ledgers)
 	if err != nil {
 		return err
 	}
-	return s.serveRun(w, r, s.apiRunCompute(req))
+	return s.ServeRun(w, r, s.apiRunCompute(req))
 }

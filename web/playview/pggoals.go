@@ -1,8 +1,7 @@
-package web
+package playview
 
 import (
 	"fmt"
-	"idemlab/web/exercise"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"net/url"
@@ -29,8 +28,8 @@ type goalView struct {
 
 // newGoalViews checks each of the block's goals against the run at the
 // cursor. Outside a lesson block there are none.
-func newGoalViews(v *site.View, pv *playgroundView) []goalView {
-	if pv.spec == nil || !pv.place.InLesson() {
+func newGoalViews(v *site.View, pv *View) []goalView {
+	if pv.spec == nil || !pv.Place.InLesson() {
 		return nil
 	}
 	var out []goalView
@@ -38,9 +37,9 @@ func newGoalViews(v *site.View, pv *playgroundView) []goalView {
 		gv := goalView{ID: g.ID, Number: i + 1, TaskHTML: v.SiteHTML(g.TaskHTML), DoneHTML: v.SiteHTML(g.DoneHTML),
 			Check: g.Check.String(), Met: g.Check.Met(pv.trace, pv.scenario, pv.at)}
 		if events, ok := goalSolution(g.Solution); ok { // lint ran it
-			solved := pv.place.Home
+			solved := pv.Place.Home
 			solved.Events = events
-			gv.Solution = v.Path(pv.place.Href(solved))
+			gv.Solution = v.Path(pv.Place.Href(solved))
 		}
 		out = append(out, gv)
 	}
@@ -111,7 +110,7 @@ type predictView struct {
 // not have (the decoder knows only the bound shared by every block).
 func checkPlaceParams(v *site.View, place playurl.Place, state playurl.State) error {
 	if state.Exercise != "" {
-		if _, spec := exercise.FindExercise(v.Course, state.Exercise); spec == nil {
+		if _, spec := site.FindExercise(v.Course, state.Exercise); spec == nil {
 			return &playground.InputError{Field: playurl.KeyExercise, Msg: fmt.Sprintf("there is no exercise %q to go back to", english.Truncate(state.Exercise, 40))}
 		}
 	}
@@ -129,13 +128,13 @@ func checkPlaceParams(v *site.View, place playurl.Place, state playurl.State) er
 
 // newPredictView reads the block's prediction against the state's guess
 // (checkGuess has bounded it).
-func newPredictView(v *site.View, pv *playgroundView) *predictView {
-	if pv.spec == nil || pv.spec.Predict == nil || !pv.place.InLesson() {
+func newPredictView(v *site.View, pv *View) *predictView {
+	if pv.spec == nil || pv.spec.Predict == nil || !pv.Place.InLesson() {
 		return nil
 	}
 	p := pv.spec.Predict
 	view := &predictView{QuestionHTML: v.SiteHTML(p.QuestionHTML), Name: pv.id + "-guess",
-		Action: v.Path(pv.place.Path), Fields: pv.place.FormFields(pv.state, playurl.KeyGuess)}
+		Action: v.Path(pv.Place.Path), Fields: pv.Place.FormFields(pv.state, playurl.KeyGuess)}
 	for _, c := range p.Choices {
 		c.HTML, c.WhyHTML = v.SiteHTML(c.HTML), v.SiteHTML(c.WhyHTML)
 		view.Choices = append(view.Choices, c)
@@ -146,7 +145,7 @@ func newPredictView(v *site.View, pv *playgroundView) *predictView {
 	switch g := pv.state.Guess; {
 	case g == 0:
 		view.Asking = true
-		view.Hiding = pv.state.SameRun(pv.place.Home)
+		view.Hiding = pv.state.SameRun(pv.Place.Home)
 	case g <= len(p.Choices):
 		view.Guess, view.Picked = g, view.Choices[g-1]
 	}
@@ -161,19 +160,19 @@ type exerciseBack struct {
 	Href  string
 }
 
-func newExerciseBack(v *site.View, pv *playgroundView) *exerciseBack {
+func newExerciseBack(v *site.View, pv *View) *exerciseBack {
 	if pv.state.Exercise == "" {
 		return nil
 	}
-	_, spec := exercise.FindExercise(v.Course, pv.state.Exercise)
+	_, spec := site.FindExercise(v.Course, pv.state.Exercise)
 	if spec == nil {
 		return nil // checkPlaceParams refused it already
 	}
-	href := exercise.ExercisePath(spec.ID)
+	href := site.ExercisePath(spec.ID)
 	if spec.IsInverse() {
-		href += exercise.BreakBackQuery(pv.state.Events)
+		href += site.BreakBackQuery(pv.state.Events)
 	} else if pv.state.Custom != "" {
 		href += "?handler=" + url.QueryEscape(pv.state.Custom)
 	}
-	return &exerciseBack{Title: exercise.ExerciseTitle(spec), Href: v.Path(href + "#" + exercise.ExerciseDOMID(spec.ID))}
+	return &exerciseBack{Title: site.ExerciseTitle(spec), Href: v.Path(href + "#" + site.ExerciseDOMID(spec.ID))}
 }

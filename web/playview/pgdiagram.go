@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"fmt"
@@ -85,7 +85,7 @@ func lessonLanes(n, m int) (brokerLane, ledgerLane int) {
 	return brokerLane, ledgerLane
 }
 
-func newDiagram(pv *playgroundView) diagramView {
+func newDiagram(pv *View) diagramView {
 	tr := pv.trace
 	d := diagramView{}
 	// In a lesson the lanes share the box's width, so that the diagram
@@ -93,7 +93,7 @@ func newDiagram(pv *playgroundView) diagramView {
 	// the broker's and the workers' lanes take what is left. More lanes
 	// than fit scroll sideways.
 	brokerLane, ledgerLane := dgLaneWide, dgLaneWide
-	if pv.place.InLesson() {
+	if pv.Place.InLesson() {
 		brokerLane, ledgerLane = lessonLanes(1+len(tr.Workers), len(tr.Handlers))
 	}
 	laneX := map[string]int{}
@@ -447,7 +447,7 @@ type stepView struct {
 	Divergent bool
 }
 
-func newStepGroups(pv *playgroundView) []stepGroup {
+func newStepGroups(pv *View) []stepGroup {
 	tr := pv.trace
 	sql := pv.state.Panels.Has(playurl.PanelSQL) // closed, a step's SQL, values and rows are not drawn
 	out := make([]stepGroup, 0, len(tr.Events))

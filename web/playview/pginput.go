@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"context"
@@ -50,9 +50,9 @@ var queryFieldsOf = map[string][]string{
 // last good state and returns the view with its problem set; the error is
 // then nil. Other errors (our bugs, a run over its budget, cancelled runs)
 // are returned as they are, with the state that was running.
-func (s *playPages) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State) (*playgroundView, playurl.State, error) {
+func (s *Pages) resolvePlayground(ctx context.Context, budget *playground.Budget, usage *playground.Usage, v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State) (*View, playurl.State, error) {
 	var problem *inputProblem
-	run := func(state playurl.State) (*playgroundView, error) {
+	run := func(state playurl.State) (*View, error) {
 		var u playground.Usage
 		pv, err := s.runPlayground(ctx, budget, &u, v, place, sc, state)
 		usage.CPU += u.CPU
@@ -71,7 +71,7 @@ func (s *playPages) resolvePlayground(ctx context.Context, budget *playground.Bu
 			state, _, err = playurl.StateFromQuery(q, place.Home, sc.Workers)
 		}
 		if err == nil {
-			var pv *playgroundView
+			var pv *View
 			if pv, err = run(state); err == nil {
 				return pv, state, nil
 			}
@@ -121,7 +121,7 @@ func cloneQuery(q url.Values) url.Values {
 }
 
 // problemOn reports that the rejected input came from field's editor.
-func (pv *playgroundView) problemOn(field string) bool {
+func (pv *View) problemOn(field string) bool {
 	return pv.problem != nil && pv.problem.Field == field
 }
 

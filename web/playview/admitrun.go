@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"context"
@@ -20,13 +20,13 @@ import (
 // in flight, or a new one in a slot. Refusals are errors for the one error
 // path (busy 503, rate 429, both with Retry-After); a run over its budget is
 // an answer (422) that compute rendered.
-func (s *playPages) serveRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
-	client, err := s.admitClient(r)
+func (s *Pages) ServeRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
+	client, err := s.AdmitClient(r)
 	if err != nil {
 		return err
 	}
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.adm.Run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
+	out, source, err := s.Adm.Run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
 	if err != nil {
 		return err
 	}
@@ -39,11 +39,11 @@ func (s *playPages) serveRun(w http.ResponseWriter, r *http.Request, compute adm
 			cost += admit.RateLimitBurst / 2
 		}
 		if cost > 0 {
-			s.limiter().Charge(client, cost)
+			s.Limiter().Charge(client, cost)
 		}
 	}
 	if out.Refusal != "" {
-		s.metrics.Refused("budget")
+		s.Metrics.Refused("budget")
 	}
 	out.Write(w, r)
 	return nil
@@ -58,12 +58,12 @@ type refusalView struct {
 }
 
 // refusedView is the playground of a run stopped at its budget.
-func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, message string) *playgroundView {
+func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, message string) *View {
 	sc, _ := playground.LookupScenario(state.Scenario) // the run looked it up already
 	if sc == nil {
 		sc = &playground.Scenario{Name: state.Scenario, Title: state.Scenario}
 	}
-	pv := &playgroundView{id: "playground", place: place, state: state, scenario: sc, spec: place.Spec, at: -1}
+	pv := &View{id: "playground", Place: place, state: state, scenario: sc, spec: place.Spec, at: -1}
 	if place.Block != "" {
 		pv.id = place.Block
 	}
@@ -81,7 +81,7 @@ func refusedView(v *site.View, place playurl.Place, state playurl.State, limit, 
 // already, when the handler could) and renders it with draw. A learner's bad input is drawn in place (resolvePlayground)
 // with status 400; a run stopped at its budget, or an answer over
 // renderCap, is drawn as the refused playground with status 422.
-func (s *playPages) playgroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*playgroundView) templ.Component) admit.ComputeFunc {
+func (s *Pages) PlaygroundCompute(v *site.View, place playurl.Place, sc *playground.Scenario, q url.Values, decoded *playurl.State, draw func(*View) templ.Component) admit.ComputeFunc {
 	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
@@ -90,15 +90,15 @@ func (s *playPages) playgroundCompute(v *site.View, place playurl.Place, sc *pla
 		if err == nil && pv.problem != nil {
 			out.Status = http.StatusBadRequest
 		}
-		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
+		if limit, msg, ok := admit.BudgetMessage(err, s.Adm.RenderCap); ok {
 			pv, out.Status, out.Refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
 		} else if err != nil {
 			return nil, err
 		}
-		buf := site.RenderBuffers.Take(s.adm.RenderCap)
+		buf := site.RenderBuffers.Take(s.Adm.RenderCap)
 		defer site.RenderBuffers.Release(buf)
 		err = site.RenderInto(ctx, draw(pv), buf)
-		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok && out.Refusal == "" {
+		if limit, msg, ok := admit.BudgetMessage(err, s.Adm.RenderCap); ok && out.Refusal == "" {
 			pv, out.Status, out.Refusal = refusedView(v, place, state, limit, msg), http.StatusUnprocessableEntity, limit
 			err = site.RenderInto(ctx, draw(pv), buf)
 		}
@@ -106,28 +106,28 @@ func (s *playPages) playgroundCompute(v *site.View, place playurl.Place, sc *pla
 			return nil, err
 		}
 		out.Body, out.Took, out.CPU = form.Payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.ObserveRun(out.Took)
+		s.Metrics.ObserveRun(out.Took)
 		return out, nil
 	}
 }
 
 // apiRunCompute runs an API request and encodes its trace; a run over its
 // budget, or a trace over renderCap, is a 422 whose error names the limit.
-func (s *playPages) apiRunCompute(req playground.Request) admit.ComputeFunc {
+func (s *Pages) apiRunCompute(req playground.Request) admit.ComputeFunc {
 	return func(ctx context.Context, b *playground.Budget, form admit.AnswerForm) (*admit.Output, error) {
 		start := time.Now()
 		var used playground.Usage
 		req.Budget, req.Usage = b, &used
 		tr, err := playground.Run(ctx, req)
 		out := &admit.Output{Status: http.StatusOK, ContentType: site.JsonContentType}
-		buf := site.RenderBuffers.Take(s.adm.RenderCap)
+		buf := site.RenderBuffers.Take(s.Adm.RenderCap)
 		defer site.RenderBuffers.Release(buf)
 		if err == nil {
 			// As json.Marshal, then a newline; a trace over the cap is
 			// refused by buf.
 			err = json.NewEncoder(buf).Encode(tr)
 		}
-		if limit, msg, ok := admit.BudgetMessage(err, s.adm.RenderCap); ok {
+		if limit, msg, ok := admit.BudgetMessage(err, s.Adm.RenderCap); ok {
 			out.Status, out.Refusal = http.StatusUnprocessableEntity, limit
 			buf.Reset()
 			err = json.NewEncoder(&buf.Buffer).Encode(site.APIError{Error: msg, Field: "budget", Limit: limit})
@@ -136,21 +136,21 @@ func (s *playPages) apiRunCompute(req playground.Request) admit.ComputeFunc {
 			return nil, err
 		}
 		out.Body, out.Took, out.CPU = form.Payload(buf.Bytes()), time.Since(start), used.CPU
-		s.metrics.ObserveRun(out.Took)
+		s.Metrics.ObserveRun(out.Took)
 		return out, nil
 	}
 }
 
 // onLedger returns r's context, carrying the ledger gate when r's run is on
 // a PostgreSQL ledger of this server (its ledger= names one).
-func (s *playPages) onLedger(r *http.Request) context.Context {
+func (s *Pages) onLedger(r *http.Request) context.Context {
 	ctx := r.Context()
-	if s.ledgerGate == nil {
+	if s.LedgerGate == nil {
 		return ctx
 	}
-	lg, err := playground.ParseLedger(r.URL.Query().Get(playurl.KeyLedger), s.ledgers)
+	lg, err := playground.ParseLedger(r.URL.Query().Get(playurl.KeyLedger), s.Ledgers)
 	if err != nil || lg.Postgres == nil {
 		return ctx // the run refuses the ledger itself, with a 400
 	}
-	return admit.WithLedgerGate(ctx, s.ledgerGate)
+	return admit.WithLedgerGate(ctx, s.LedgerGate)
 }

@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"idemlab/web/playurl"
@@ -39,14 +39,14 @@ var moreLabels = map[playurl.MorePanels]string{
 }
 
 // newMoreToggles are the control panels of a view, in moreNames' order.
-func newMoreToggles(v *site.View, pv *playgroundView) []moreToggle {
+func newMoreToggles(v *site.View, pv *View) []moreToggle {
 	out := make([]moreToggle, 0, len(playurl.MoreNames))
 	for _, n := range playurl.MoreNames {
 		t := moreToggle{Name: n.Name, Label: moreLabels[n.Bit], Open: pv.state.Open.Has(n.Bit)}
 		if !t.Open {
 			next := pv.state
 			next.Open |= n.Bit
-			t.Href = v.Path(pv.place.Href(next))
+			t.Href = v.Path(pv.Place.Href(next))
 		}
 		out = append(out, t)
 	}
@@ -56,7 +56,7 @@ func newMoreToggles(v *site.View, pv *playgroundView) []moreToggle {
 // morePanelAlone is the answer to panel=NAME: that control panel, open,
 // alone (playground.js puts its contents in place). A run stopped at its
 // budget answers its refused playground instead.
-func morePanelAlone(pv *playgroundView, p playurl.MorePanels) templ.Component {
+func MorePanelAlone(pv *View, p playurl.MorePanels) templ.Component {
 	if pv.refusal != nil {
 		return LivePlayground(pv)
 	}
@@ -70,7 +70,7 @@ func morePanelAlone(pv *playgroundView, p playurl.MorePanels) templ.Component {
 
 // panelRequest reads a request's panel= (0 when absent): a bad one is a
 // 400 that says which panels there are, with a way to the playground.
-func panelRequest(q url.Values, back string) (playurl.MorePanels, error) {
+func PanelRequest(q url.Values, back string) (playurl.MorePanels, error) {
 	p, err := playurl.PanelFromQuery(q)
 	if err != nil {
 		return 0, &site.Error{Message: "This link asks for a panel the playground does not have.", Action: &site.Link{Label: "Open the playground", Href: back}, Err: err}
@@ -81,7 +81,7 @@ func panelRequest(q url.Values, back string) (playurl.MorePanels, error) {
 // withPanelOpen is the state and query of a panel= request: the state with
 // the panel open, so that its links keep it open, and the query saying so
 // (a learner's bad input is looked for again in it).
-func withPanelOpen(p playurl.MorePanels, s playurl.State, q url.Values) (playurl.State, url.Values) {
+func WithPanelOpen(p playurl.MorePanels, s playurl.State, q url.Values) (playurl.State, url.Values) {
 	if p == 0 {
 		return s, q
 	}

@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 
 // playgroundView is everything the playground component draws, computed
 // from one trace at one event cursor. The templates only lay it out.
-type playgroundView struct {
+type View struct {
 	id       string // element id: the lesson block's id, or "playground"
-	place    playurl.Place
+	Place    playurl.Place
 	state    playurl.State
 	self     string // this state's href (site path, base included)
 	fullSize string // the same state in the full-size playground ("" there)
@@ -75,10 +75,10 @@ var panelToggles = map[playurl.Panels]panelToggle{
 	playurl.PanelSQL:     {Label: "With SQL", Title: "The SQL of every statement, its bound values and the rows it changed", TestID: "pg-show-sql"},
 }
 
-func newPanelToggle(v *site.View, pv *playgroundView, pn playurl.PanelName) panelToggle {
+func newPanelToggle(v *site.View, pv *View, pn playurl.PanelName) panelToggle {
 	t := panelToggles[pn.Bit]
 	t.Name = pn.Name
-	t.Href = v.Path(pv.place.Href(pv.state.Toggled(pn.Bit)))
+	t.Href = v.Path(pv.Place.Href(pv.state.Toggled(pn.Bit)))
 	t.Open = pv.state.Panels.Has(pn.Bit)
 	return t
 }
@@ -137,10 +137,10 @@ type rowView struct {
 // ----- Building -----
 
 // newPlaygroundView computes the view of a trace at the state's cursor.
-func newPlaygroundView(v *site.View, place playurl.Place, state playurl.State, tr *playground.Trace, sc *playground.Scenario) *playgroundView {
+func NewView(v *site.View, place playurl.Place, state playurl.State, tr *playground.Trace, sc *playground.Scenario) *View {
 	place.Links = playurl.NewLinkCache(state)
-	pv := &playgroundView{
-		id: "playground", place: place, state: state, trace: tr, scenario: sc, spec: place.Spec,
+	pv := &View{
+		id: "playground", Place: place, state: state, trace: tr, scenario: sc, spec: place.Spec,
 		total: len(tr.Events), tickUnit: tr.TickUnit,
 	}
 	if place.Block != "" {
@@ -505,18 +505,18 @@ func brokerStatus(tr *playground.Trace, sc *playground.Scenario, at int) ([]mess
 // ----- Small helpers for the templates -----
 
 // scriptLines is the state's script one event per line, for the editor.
-func (pv *playgroundView) scriptLines() string {
+func (pv *View) scriptLines() string {
 	return (&playground.Script{Events: pv.state.Events}).Lines()
 }
 
 // homeHref is where this playground started, for the script that restores
 // blocks the Back button leaves behind.
-func (pv *playgroundView) homeHref() string {
-	return pv.self[:len(pv.self)-len(pv.place.Href(pv.state))] + pv.place.QueryHref(pv.place.Home)
+func (pv *View) homeHref() string {
+	return pv.self[:len(pv.self)-len(pv.Place.Href(pv.state))] + pv.Place.QueryHref(pv.Place.Home)
 }
 
-func pgKeysWhere(pv *playgroundView) string {
-	if pv.place.InLesson() {
+func pgKeysWhere(pv *View) string {
+	if pv.Place.InLesson() {
 		return " (click or tab into it first)"
 	}
 	return ""

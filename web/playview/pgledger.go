@@ -1,8 +1,10 @@
-package web
+package playview
 
-import "idemlab/web/site"
-import "idemlab/web/playurl"
-import "idemlab/playground"
+import (
+	"idemlab/playground"
+	"idemlab/web/playurl"
+	"idemlab/web/site"
+)
 
 // The ledger switch: with PostgreSQL ledgers (Config.Ledgers), every
 // playground offers the same state on SQLite or on PostgreSQL at each

@@ -1,4 +1,4 @@
-package web
+package playview
 
 import (
 	"idemlab/lessons"
@@ -31,14 +31,14 @@ type recordedView struct {
 
 // recordedBlockView is the view of a PostgreSQL block's recording, or nil
 // when the block has none (the lessons package reports that at load).
-func recordedBlockView(v *site.View, place playurl.Place, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *playgroundView {
+func recordedBlockView(v *site.View, place playurl.Place, sc *playground.Scenario, spec *lessons.PlaygroundSpec) *View {
 	rec := spec.Recorded
 	if rec == nil {
 		return nil
 	}
 	state := place.Home
 	state.Panels = playurl.PanelSteps | playurl.PanelSQL // the step list is the transcript; the SQL facts hold PostgreSQL's errors
-	pv := newPlaygroundView(v, place, state, rec.Trace, sc)
+	pv := NewView(v, place, state, rec.Trace, sc)
 	onSQLite := place.Home
 	onSQLite.Ledger = ""
 	pv.recorded = &recordedView{Isolation: isolationWords[spec.Ledger], Path: rec.Path, SQLiteHref: v.Path(place.Href(onSQLite))}
@@ -49,7 +49,7 @@ func recordedBlockView(v *site.View, place playurl.Place, sc *playground.Scenari
 // asked for by URL (a permalink, the query spelled out) on a server
 // without PostgreSQL; nil for any other state, which runs as usual (and a
 // PostgreSQL one is refused with a message naming -ledger-database).
-func recordedInstead(v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) *playgroundView {
+func recordedInstead(v *site.View, place playurl.Place, sc *playground.Scenario, state playurl.State) *View {
 	if v.Ledgers != nil || place.Spec == nil || place.Spec.Ledger == "" || !state.SameRun(place.Home) {
 		return nil
 	}
@@ -59,7 +59,7 @@ func recordedInstead(v *site.View, place playurl.Place, sc *playground.Scenario,
 // caption is the lesson block's caption, when the playground shows the
 // block's own ledger: a caption tells what happens on that database, and
 // would mislead under a run on another ("" then, and outside a lesson).
-func (pv *playgroundView) caption() string {
+func (pv *View) caption() string {
 	if pv.spec == nil || pv.state.Ledger != pv.spec.Ledger {
 		return ""
 	}
