@@ -71,7 +71,7 @@
 // # The playground
 //
 // One component, LivePlayground (admission.templ; the live figure is drawn
-// by pglive_markup.go), in three places:
+// by playview/live_markup.go), in three places:
 // a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
 // /playground and /embed/playground. Its whole state is in the URL
 // (package playurl, whose codec is the only reader and writer of
@@ -94,7 +94,7 @@
 // broker, handlers; absent = none) works the same way for the <details>
 // under the messages: a closed one holds only a link to the state with it
 // open, and panel=NAME (never in a link) answers that one panel alone,
-// which playground.js fetches when it opens (pgmore.go). Forms send h=NAME (checkboxes) and
+// which playground.js fetches when it opens (playview/more.go). Forms send h=NAME (checkboxes) and
 // op=advance|prune with n; the server answers them with 303 to the
 // canonical URL. fragment=1 answers the figure alone: playground.js fetches
 // it, swaps the figure, pushes the URL (replaces it for a panel's toggle)
@@ -153,6 +153,6 @@
 // A control the engine would refuse is a span with aria-disabled and the
 // engine's reason in [data-reason]; pg-problem is a learner's rejected
 // input (a 400 page, the playground in its last good state). A lesson
-// playground's goals (pggoals.templ) mark each met goal with
+// playground's goals (playview/goals.templ) mark each met goal with
 // data-goal-met="ID", the engine's answer for the state shown.
 package web

@@ -44,7 +44,7 @@ type Server struct {
 	ws       *workshopweb.Pages          // the workshop feature (workshop mode's pages)
 	play     *playview.Pages             // the live playground feature
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
-	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
+	// ledgerGate queues runs for a PostgreSQL ledger (postgresgate.go); nil without.
 	ledgerGate *admit.LedgerGate
 
 	// errorContent draws the content of error pages. A field so that a test

@@ -98,7 +98,7 @@ var errCheckBusy = errors.New("every checker is busy")
 // it becomes a result with Error set, not a server error.
 func (c *Checker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
 	if lg.Postgres != nil && c.deps.LedgerGate != nil {
-		release, err := c.deps.LedgerGate.AcquireAll(ctx) // admitpg.go
+		release, err := c.deps.LedgerGate.AcquireAll(ctx) // admit/postgresgate.go
 		if _, busy := admit.IsRefusal(err); busy {
 			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
 		}
@@ -364,7 +364,7 @@ func (c *Checker) ServeCheckAPI(w http.ResponseWriter, r *http.Request) error {
 type ExerciseView struct {
 	Spec    *lessons.ExerciseSpec
 	Handler string           // the editor's text
-	ledger  string           // the ledger chosen for the check (exercise_pg.go); "" = SQLite
+	ledger  string           // the ledger chosen for the check (exercise_postgres.go); "" = SQLite
 	Outcome *ExerciseOutcome // nil before any check
 	brk     *breakOutcome    // an inverse exercise's outcome (handler holds the script); nil before any check
 	embed   bool             // inside an iframe: the form opens the result in a new tab

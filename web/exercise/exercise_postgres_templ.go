@@ -12,7 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import "idemlab/web/site"
 
 // exerciseLedgerChoice is the exercise form's choice of ledger, with
-// PostgreSQL ledgers only (exercise_pg.go).
+// PostgreSQL ledgers only (exercise_postgres.go).
 func exerciseLedgerChoice(v *site.View, ev *ExerciseView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -43,7 +43,7 @@ func exerciseLedgerChoice(v *site.View, ev *ExerciseView) templ.Component {
 				var templ_7745c5c3_Var2 string
 				templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Name).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise/exercise_pg.templ`, Line: 14, Col: 27}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise/exercise_postgres.templ`, Line: 14, Col: 27}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 				if templ_7745c5c3_Err != nil {
@@ -66,7 +66,7 @@ func exerciseLedgerChoice(v *site.View, ev *ExerciseView) templ.Component {
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(o.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise/exercise_pg.templ`, Line: 14, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/exercise/exercise_postgres.templ`, Line: 14, Col: 64}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {

@@ -13,7 +13,7 @@ import (
 
 // The parts of the playground's panels that repeat per event, per step or
 // per data point, drawn with markup (markup.go says why); the panels
-// around them are in pglive_markup.go.
+// around them are in playview/live_markup.go.
 
 // drawChart draws a ledger chart: axis, ticks, the cursor, the
 // first divergence, the expected and actual lines and their dots.

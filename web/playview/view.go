@@ -40,19 +40,19 @@ type View struct {
 	oembed    string        // the oEmbed answer for this state: the Embed button's source
 	tickUnit  string
 	clock     int64
-	refusal   *refusalView  // the run was stopped at its budget (admitrun.go)
-	goals     []goalView    // the lesson block's goals at this state (pggoals.go)
-	predict   *predictView  // the lesson block's question, asked or answered (pggoals.go)
+	refusal   *refusalView  // the run was stopped at its budget (run.go)
+	goals     []goalView    // the lesson block's goals at this state (goals.go)
+	predict   *predictView  // the lesson block's question, asked or answered (goals.go)
 	toggles   []panelToggle // the views bar: rows, chart, diagram, steps
 	sqlToggle panelToggle   // inside the step list
 	arrowRef  string        // the diagram's arrowhead marker, url(#…)
-	back      *exerciseBack // the exercise a replay came from (pggoals.go)
+	back      *exerciseBack // the exercise a replay came from (goals.go)
 
-	ledgers []actionLink // the ledger switch (pgledger.go); nil without PostgreSQL ledgers
+	ledgers []actionLink // the ledger switch (postgresledger.go); nil without PostgreSQL ledgers
 	// recorded: a PostgreSQL block's recorded run on a server without
-	// PostgreSQL (pgrecorded.go); nil for a live run.
+	// PostgreSQL (recorded.go); nil for a live run.
 	recorded *recordedView
-	more     []moreToggle // the control panels, open or closed (pgmore.go)
+	more     []moreToggle // the control panels, open or closed (more.go)
 }
 
 // panelToggle opens or closes a panel: a link to this state with the

@@ -8,7 +8,7 @@ import (
 
 // The ledger switch: with PostgreSQL ledgers (Config.Ledgers), every
 // playground offers the same state on SQLite or on PostgreSQL at each
-// isolation level, as links (ledger=… in the one codec, pgurl.go).
+// isolation level, as links (ledger=… in the one codec, package playurl).
 
 // ledgerLabels are the switch's labels and titles, in LedgerNames' order.
 var ledgerLabels = map[string][2]string{

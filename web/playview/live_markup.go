@@ -20,7 +20,7 @@ import (
 
 // livePlaygroundRun is the interactive playground: the same component in a
 // lesson, at /playground and at /embed/playground. Every control is a link
-// or a GET form to the next state (see pgstate.go); playground.js turns
+// or a GET form to the next state (see package playurl); playground.js turns
 // them into in-place swaps of this figure. Its default state in a lesson
 // fits one laptop screen: the verdicts and the ledgers beside the
 // controls, every other view a panel (pgViews) drawn only when open.
@@ -129,7 +129,7 @@ func drawLivePlayground(ctx context.Context, m *Markup, pv *View) error {
 	return nil
 }
 
-// The header's icons, templates (pgicons.templ) rendered once.
+// The header's icons, templates (icons.templ) rendered once.
 var (
 	iconPlaySVG   = renderedOnce(iconPlay())
 	iconLinkSVG   = renderedOnce(iconLink())
@@ -484,7 +484,7 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 	return nil
 }
 
-// pgMore is control panel i (moreNames, pgmore.go): open with its
+// pgMore is control panel i (playurl.MoreNames, more.go): open with its
 // contents, or closed with a link to this state with it open, which
 // playground.js replaces by fetching the panel when it opens.
 func pgMore(pv *View, i int) templ.Component {
