@@ -1,5 +1,20 @@
-// Package web is Idemlab's HTTP layer: the routes, the middleware, and the
-// templ components that draw the site around the lessons.
+// Package web is Idemlab's HTTP layer: the Server (NewServer, SetCourse),
+// the one route list assembled from the feature packages, the middleware,
+// and the index and lesson pages.
+//
+// # Packages
+//
+//	web/site         what every page shares: the view, layout and error page, site.Error and Classify, body writing (ETag, gzip, render buffers), hashed assets, metrics, exercise links
+//	web/playurl      the playground's state and its URL codec, the only reader and writer of playground URLs (no net/http)
+//	web/admit        the admission path: slots, in-flight sharing, the run cache, the fair share, the PostgreSQL ledger gate
+//	web/playview     the live playground: its view and markup, /playground, /embed/playground, /api/v1/run
+//	web/exercise     exercise and inverse pages, the check form and POST /api/v1/check, the handler reference
+//	web/workshopweb  workshop mode: instructor and learner pages, streams, QR, pace (the lesson page asks it LessonLocked)
+//
+// Imports go one way: web → features (playview, exercise, workshopweb) →
+// (site, playurl, admit) → (lessons, playground, workshop). The features
+// never import each other; each is built with what it needs and lists its
+// routes as []site.Route, which Server.routes wraps in the one error path.
 //
 // # Serving
 //
