@@ -105,7 +105,7 @@ func TestAdmission_OverBudgetOnEveryRoute(t *testing.T) {
 		}
 	}
 	resp := do(t, h, "GET", "/api/v1/run?scenario=topic-replay&script="+url.QueryEscape(replayLoopScript(5)))
-	var body apiError
+	var body site.APIError
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"idemlab/internal/browsertest"
+	"idemlab/web/site"
 )
 
 // envAxeDir names the npm prefix holding axe-core (npm install --prefix DIR
@@ -81,7 +82,7 @@ func axeEveryPage(t *testing.T, scheme string) {
 	}
 	// An exercise whose starting handler is checked: a counterexample.
 	spec := builtinExercise(t, "dedupe-credit")
-	run(t, ctx, chromedp.Navigate(srv.URL+exercisePath(spec.ID)))
+	run(t, ctx, chromedp.Navigate(srv.URL+site.ExercisePath(spec.ID)))
 	exClick(t, ctx, `[data-exercise="`+spec.ID+`"] [data-testid="exercise-check"]`)
 	exWait(t, ctx, "the counterexample", exResultState(spec.ID)+` === "fail"`)
 	check("exercise with a counterexample")

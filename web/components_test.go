@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"idemlab/web/playview"
 	"idemlab/web/site"
 	"io"
 	"strings"
@@ -36,7 +37,7 @@ func testView(t *testing.T) *site.View {
 
 func TestPlaygroundBlock_ShowsSpecReadably(t *testing.T) {
 	spec := sampleCourse().Lessons[0].Playgrounds[0]
-	doc := render(t, PlaygroundBlock(spec))
+	doc := render(t, playview.PlaygroundBlock(spec))
 	fig := doc.Find("figure" + testID("playground"))
 	if fig.Length() != 1 {
 		t.Fatal("no figure[data-testid=playground]")
@@ -74,7 +75,7 @@ func TestPlaygroundBlock_EscapesEverything(t *testing.T) {
 		ID: "pg-1", Scenario: `"><script>x</script>`, Handlers: []string{"<b>h</b>"},
 		Script: "deliver <i>m</i>", Caption: "<img src=x onerror=alert(1)>",
 	}
-	doc := render(t, PlaygroundBlock(spec))
+	doc := render(t, playview.PlaygroundBlock(spec))
 	if n := doc.Find("script, b, i, img").Length(); n != 0 {
 		t.Errorf("%d elements injected through the spec", n)
 	}
@@ -85,7 +86,7 @@ func TestPlaygroundBlock_EscapesEverything(t *testing.T) {
 
 func TestPlaygroundBlock_WithoutCaptionOrExpectations(t *testing.T) {
 	spec := &lessons.PlaygroundSpec{ID: "pg-2", Scenario: "race", Handlers: []string{"increment"}, Script: "deliver msg-1"}
-	doc := render(t, PlaygroundBlock(spec))
+	doc := render(t, playview.PlaygroundBlock(spec))
 	if doc.Find("figcaption").Length() != 0 || doc.Find(testID("playground-expect")).Length() != 0 {
 		t.Error("empty caption or expectations should draw nothing")
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"idemlab/web/workshopweb"
 	"log/slog"
 	"net/url"
 	"path"
@@ -38,7 +39,7 @@ type Config struct {
 	TrustProxy bool
 	Share      admit.Share // one client's fair share of runs and checks; zero fields: admit.DefaultShare
 	// Workshop, if not nil, turns on workshop mode (rooms, class view).
-	Workshop *WorkshopConfig
+	Workshop *workshopweb.Config
 	// Ledgers, if not nil, lets a playground run on PostgreSQL ledgers
 	// (ledger=postgres-rc|postgres-rr|postgres-serializable in its URL);
 	// nil: SQLite only, and the ledger switch is absent.
@@ -170,3 +171,6 @@ func parsePublicURL(raw string) (origin, base string, err error) {
 	}
 	return u.Scheme + "://" + u.Host, strings.TrimRight(u.EscapedPath(), "/"), nil
 }
+
+// WorkshopConfig turns on workshop mode (package workshopweb).
+type WorkshopConfig = workshopweb.Config

@@ -1,5 +1,20 @@
-// Package web is Idemlab's HTTP layer: the routes, the middleware, and the
-// templ components that draw the site around the lessons.
+// Package web is Idemlab's HTTP layer: the Server (NewServer, SetCourse),
+// the one route list assembled from the feature packages, the middleware,
+// and the index and lesson pages.
+//
+// # Packages
+//
+//	web/site         what every page shares: the view, layout and error page, site.Error and Classify, body writing (ETag, gzip, render buffers), hashed assets, metrics, exercise links
+//	web/playurl      the playground's state and its URL codec, the only reader and writer of playground URLs (no net/http)
+//	web/admit        the admission path: slots, in-flight sharing, the run cache, the fair share, the PostgreSQL ledger gate
+//	web/playview     the live playground: its view and markup, /playground, /embed/playground, /api/v1/run
+//	web/exercise     exercise and inverse pages, the check form and POST /api/v1/check, the handler reference
+//	web/workshopweb  workshop mode: instructor and learner pages, streams, QR, pace (the lesson page asks it LessonLocked)
+//
+// Imports go one way: web → features (playview, exercise, workshopweb) →
+// (site, playurl, admit) → (lessons, playground, workshop). The features
+// never import each other; each is built with what it needs and lists its
+// routes as []site.Route, which Server.routes wraps in the one error path.
 //
 // # Serving
 //
@@ -71,7 +86,7 @@
 // # The playground
 //
 // One component, LivePlayground (admission.templ; the live figure is drawn
-// by pglive_markup.go), in three places:
+// by playview/live_markup.go), in three places:
 // a lesson's ```playground block (/lessons/{slug}, /embed/lessons/{slug}),
 // /playground and /embed/playground. Its whole state is in the URL
 // (package playurl, whose codec is the only reader and writer of
@@ -94,7 +109,7 @@
 // broker, handlers; absent = none) works the same way for the <details>
 // under the messages: a closed one holds only a link to the state with it
 // open, and panel=NAME (never in a link) answers that one panel alone,
-// which playground.js fetches when it opens (pgmore.go). Forms send h=NAME (checkboxes) and
+// which playground.js fetches when it opens (playview/more.go). Forms send h=NAME (checkboxes) and
 // op=advance|prune with n; the server answers them with 303 to the
 // canonical URL. fragment=1 answers the figure alone: playground.js fetches
 // it, swaps the figure, pushes the URL (replaces it for a panel's toggle)
@@ -153,6 +168,6 @@
 // A control the engine would refuse is a span with aria-disabled and the
 // engine's reason in [data-reason]; pg-problem is a learner's rejected
 // input (a 400 page, the playground in its last good state). A lesson
-// playground's goals (pggoals.templ) mark each met goal with
+// playground's goals (playview/goals.templ) mark each met goal with
 // data-goal-met="ID", the engine's answer for the state shown.
 package web

@@ -194,7 +194,7 @@ func TestServeError_APIAnswersJSON(t *testing.T) {
 			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || resp.Header.Get("Cache-Control") != "no-store" {
 				t.Fatalf("%d %s, Cache-Control %q; want %d JSON, no-store: %s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), tt.status, body)
 			}
-			var got apiError
+			var got site.APIError
 			if err := json.Unmarshal([]byte(body), &got); err != nil {
 				t.Fatalf("not JSON: %v: %s", err, body)
 			}

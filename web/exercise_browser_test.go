@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"log/slog"
 	"net/http/httptest"
 	"strconv"
@@ -198,7 +199,7 @@ func TestBrowser_ExerciseErrorLine(t *testing.T) {
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
 	run(t, ctx,
 		browsertest.ColorScheme("dark"),
-		chromedp.Navigate(srv.URL+exercisePath(spec.ID)),
+		chromedp.Navigate(srv.URL+site.ExercisePath(spec.ID)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
 	eval[bool](t, ctx, fmt.Sprintf(`(() => { const a = document.querySelector('%s textarea'); a.value = %s; a.dispatchEvent(new Event("input", {bubbles: true})); return true })()`,
@@ -237,7 +238,7 @@ func TestBrowser_ExerciseWithoutJavaScript(t *testing.T) {
 	}
 	exShot(t, ctx, sel, "lesson-exercise-phone")
 	exClick(t, ctx, sel+` [data-testid="exercise-check"]`)
-	if err := browsertest.WaitForPath(ctx, exerciseCheckPath(spec.ID)); err != nil {
+	if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the result page", exResultState(spec.ID)+` === "fail"`)

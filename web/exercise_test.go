@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"idemlab/web/exercise"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
 	"io"
@@ -120,7 +121,7 @@ func checkResultFor(t testing.TB, spec *lessons.ExerciseSpec, handler string) *p
 func TestExerciseBlock_HasEveryPart(t *testing.T) {
 	v := &site.View{Course: builtinCourse(t), Assets: testView(t).Assets}
 	spec := builtinExercise(t, "dedupe-credit")
-	doc := render(t, ExerciseBlock(v, startExercise(spec, false)))
+	doc := render(t, exercise.ExerciseBlock(v, exercise.StartExercise(spec, false)))
 
 	ex := doc.Find(testID("exercise"))
 	if ex.Length() != 1 || ex.AttrOr("id", "") != "ex-dedupe-credit" || ex.AttrOr("data-exercise", "") != "dedupe-credit" {
@@ -169,7 +170,7 @@ func TestExerciseResult_Pass(t *testing.T) {
 	v := testView(t)
 	spec := builtinExercise(t, "dedupe-credit")
 	res := checkResultFor(t, spec, spec.Solution)
-	doc := render(t, exerciseResult(v, &exerciseView{spec: spec, handler: spec.Solution, outcome: &exerciseOutcome{result: res}}))
+	doc := render(t, exercise.ExerciseResult(v, &exercise.ExerciseView{Spec: spec, Handler: spec.Solution, Outcome: &exercise.ExerciseOutcome{Result: res}}))
 	r := doc.Find(testID("exercise-result"))
 	if r.AttrOr("data-state", "") != "pass" || r.AttrOr("data-passed", "") != "dedupe-credit" {
 		t.Errorf("state %q passed %q", r.AttrOr("data-state", ""), r.AttrOr("data-passed", ""))
@@ -192,12 +193,12 @@ func TestExerciseResult_Counterexample(t *testing.T) {
 	if ce == nil {
 		t.Fatalf("the start passes: %+v", res)
 	}
-	doc := render(t, exerciseResult(v, &exerciseView{spec: spec, handler: spec.Start, outcome: &exerciseOutcome{result: res}}))
+	doc := render(t, exercise.ExerciseResult(v, &exercise.ExerciseView{Spec: spec, Handler: spec.Start, Outcome: &exercise.ExerciseOutcome{Result: res}}))
 	if got := doc.Find(testID("exercise-result")).AttrOr("data-state", ""); got != "fail" {
 		t.Errorf("state = %q", got)
 	}
 	story := doc.Find(testID("exercise-story") + " li")
-	if story.Length() != len(storySteps(ce)) || story.Length() < 2 {
+	if story.Length() != len(exercise.StorySteps(ce)) || story.Length() < 2 {
 		t.Errorf("story has %d steps: %q", story.Length(), ce.Story)
 	}
 	if got := doc.Find(testID("exercise-violation")).Text(); !strings.Contains(got, ce.Violation) {
@@ -225,7 +226,7 @@ func TestExerciseResult_ErrorMarksTheLine(t *testing.T) {
 	if res.Error == nil || res.Error.Line != 3 {
 		t.Fatalf("want an error on line 3, got %+v", res.Error)
 	}
-	doc := render(t, exerciseResult(v, &exerciseView{spec: spec, handler: handler, outcome: &exerciseOutcome{result: res}}))
+	doc := render(t, exercise.ExerciseResult(v, &exercise.ExerciseView{Spec: spec, Handler: handler, Outcome: &exercise.ExerciseOutcome{Result: res}}))
 	e := doc.Find(testID("exercise-error"))
 	if e.AttrOr("data-line", "") != "3" || !strings.Contains(e.Text(), "Line 3") || !strings.Contains(e.Text(), res.Error.Message) {
 		t.Errorf("error: line %q text %q", e.AttrOr("data-line", ""), e.Text())
@@ -240,7 +241,7 @@ func TestExerciseBlock_EscapesTheLearnersText(t *testing.T) {
 	spec := builtinExercise(t, "dedupe-credit")
 	hostile := "</textarea><script>alert(1)</script>\nSELECT '<b>';"
 	res := &playground.CheckResult{Error: &playground.HandlerError{Line: 2, Message: "<img src=x onerror=alert(1)>"}}
-	doc := render(t, ExerciseBlock(v, &exerciseView{spec: spec, handler: hostile, outcome: &exerciseOutcome{result: res}}))
+	doc := render(t, exercise.ExerciseBlock(v, &exercise.ExerciseView{Spec: spec, Handler: hostile, Outcome: &exercise.ExerciseOutcome{Result: res}}))
 	if doc.Find("script, img, b").Length() != 0 {
 		t.Error("the learner's text became markup")
 	}
@@ -258,7 +259,7 @@ func TestExerciseMark_OnlyForLessonsWithExercises(t *testing.T) {
 		if len(l.Exercises) > 0 {
 			want++
 			m := doc.Find(`[data-testid="lesson-item"][data-lesson-slug="` + l.Slug + `"] ` + testID("exercise-mark"))
-			if m.AttrOr("data-exercise-ids", "") != exerciseIDs(l) || m.AttrOr("data-passed", "") != "false" {
+			if m.AttrOr("data-exercise-ids", "") != exercise.ExerciseIDs(l) || m.AttrOr("data-passed", "") != "false" {
 				t.Errorf("%s: mark ids %q passed %q", l.Slug, m.AttrOr("data-exercise-ids", ""), m.AttrOr("data-passed", ""))
 			}
 		}
@@ -331,7 +332,7 @@ func TestCheckAPI_Answers(t *testing.T) {
 				t.Errorf("Cache-Control %q", cc)
 			}
 			if tc.status != 200 {
-				var e apiError
+				var e site.APIError
 				if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error == "" {
 					t.Errorf("error body %q: %v", body, err)
 				}
@@ -423,11 +424,11 @@ func TestCheck_CrossOriginPostIsRefused(t *testing.T) {
 func TestCheck_BusyAnswers429(t *testing.T) {
 	s := exerciseServer(t)
 	ex := newExerciseChecker(s, 1)
-	api, form := s.handle(ex.serveCheckAPI), s.handle(ex.serveCheckForm)
+	api, form := s.handle(ex.ServeCheckAPI), s.handle(ex.ServeCheckForm)
 	spec := builtinExercise(t, "dedupe-credit")
 	values := url.Values{"exercise": {spec.ID}, "handler": {spec.Start}}
 
-	ex.slots <- struct{}{} // another learner's check is running
+	ex.Slots <- struct{}{} // another learner's check is running
 	resp := postForm(t, api, "/api/v1/check", values)
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
 		t.Errorf("API while busy: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
@@ -443,13 +444,13 @@ func TestCheck_BusyAnswers429(t *testing.T) {
 	if doc, _ := goqueryDocument(rec.Body.Bytes()); doc == nil || doc.Find(testID("exercise-editor")).Text() != spec.Start {
 		t.Error("the busy page lost the learner's text")
 	}
-	<-ex.slots // it finished
+	<-ex.Slots // it finished
 
 	resp = postForm(t, api, "/api/v1/check", values)
 	if resp.StatusCode != 200 {
 		t.Fatalf("after the slot freed: %d", resp.StatusCode)
 	}
-	if len(ex.slots) != 0 {
+	if len(ex.Slots) != 0 {
 		t.Errorf("a finished check kept its slot")
 	}
 }
@@ -457,9 +458,9 @@ func TestCheck_BusyAnswers429(t *testing.T) {
 func TestCheck_DeadlineStopsACheck(t *testing.T) {
 	s := exerciseServer(t)
 	ex := newExerciseChecker(s, 1)
-	ex.timeout = time.Nanosecond
+	ex.Timeout = time.Nanosecond
 	spec := builtinExercise(t, "race-check-then-insert")
-	resp := postForm(t, s.handle(ex.serveCheckAPI), "/api/v1/check", url.Values{"exercise": {spec.ID}, "handler": {spec.Solution}})
+	resp := postForm(t, s.handle(ex.ServeCheckAPI), "/api/v1/check", url.Values{"exercise": {spec.ID}, "handler": {spec.Solution}})
 	body := readBody(t, resp)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
@@ -553,7 +554,7 @@ func FuzzCheckEndpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	ex := newExerciseChecker(s, 64) // no 429s: the fuzzer is the only learner
-	h := s.handle(ex.serveCheckAPI)
+	h := s.handle(ex.ServeCheckAPI)
 	f.Fuzz(func(t *testing.T, id, handler string) {
 		resp := postForm(t, h, "/api/v1/check", url.Values{"exercise": {id}, "handler": {handler}})
 		body := readBody(t, resp)
@@ -574,7 +575,7 @@ func FuzzCheckEndpoint(f *testing.F) {
 func BenchmarkCheckEndpoint(b *testing.B) {
 	s := exerciseServer(b)
 	ex := newExerciseChecker(s, 64)
-	h := s.handle(ex.serveCheckAPI)
+	h := s.handle(ex.ServeCheckAPI)
 	for _, spec := range builtinCourse(b).Exercises() {
 		if spec.IsInverse() {
 			continue // BenchmarkCheckBreak, in playground

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"idemlab/playground"
+	"idemlab/web/site"
 )
 
 // The exercise's reference panel lists what the engine accepts: every
 // table with its columns, every parameter, every directive with an example.
 func TestExerciseReference_ListsTheEnginesDefinitions(t *testing.T) {
 	h := exerciseServer(t).Handler()
-	doc := document(t, do(t, h, "GET", exercisePath("dedupe-credit")))
+	doc := document(t, do(t, h, "GET", site.ExercisePath("dedupe-credit")))
 	panel := doc.Find(testID("exercise") + " " + testID("handler-reference"))
 	if panel.Length() != 1 {
 		t.Fatalf("%d reference panels", panel.Length())
@@ -51,7 +52,7 @@ func TestExerciseReplay_LeadsBackWithTheHandler(t *testing.T) {
 	h := exerciseServer(t).Handler()
 	spec := builtinExercise(t, "dedupe-credit")
 	handler := spec.Start + "\n-- my attempt\n"
-	resp := postForm(t, h, exerciseCheckPath(spec.ID), url.Values{"handler": {handler}})
+	resp := postForm(t, h, site.ExerciseCheckPath(spec.ID), url.Values{"handler": {handler}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("check: status %d", resp.StatusCode)
 	}

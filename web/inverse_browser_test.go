@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"strings"
 	"testing"
 
@@ -101,11 +102,11 @@ func TestBrowser_InverseWithoutJavaScript(t *testing.T) {
 		browsertest.DisableJavaScript(),
 		browsertest.ColorScheme("dark"),
 		chromedp.EmulateViewport(exPhoneWidth, exPhoneHeight, chromedp.EmulateMobile),
-		chromedp.Navigate(srv.URL+exercisePath(spec.ID)),
+		chromedp.Navigate(srv.URL+site.ExercisePath(spec.ID)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` textarea`)),
 	)
 	exClick(t, ctx, sel+` [data-testid="exercise-reveal"]`)
-	if err := browsertest.WaitForPath(ctx, exerciseCheckPath(spec.ID)); err != nil {
+	if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the shortest", `document.querySelector('`+sel+` [data-testid="inverse-shortest"]')`)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 	"net/url"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ func TestInverse_PageShowsTheHandlerAndHidesTheShortest(t *testing.T) {
 	h := exerciseServer(t).Handler()
 	for _, id := range []string{"break-message-id", "break-shipping"} {
 		spec := builtinExercise(t, id)
-		resp := do(t, h, "GET", exercisePath(id))
+		resp := do(t, h, "GET", site.ExercisePath(id))
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: status %d", id, resp.StatusCode)
 		}
@@ -27,7 +28,7 @@ func TestInverse_PageShowsTheHandlerAndHidesTheShortest(t *testing.T) {
 			t.Errorf("%s: the handler to break is not shown: %q", id, handler)
 		}
 		form := ex.Find("form")
-		if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != exerciseCheckPath(id)+"#ex-"+id {
+		if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != site.ExerciseCheckPath(id)+"#ex-"+id {
 			t.Errorf("%s: form %s %s", id, form.AttrOr("method", ""), form.AttrOr("action", ""))
 		}
 		if got := ex.Find(`textarea[name="script"]`).Text(); got != spec.Start {
@@ -85,7 +86,7 @@ func TestInverse_CheckForm(t *testing.T) {
 			if c.reveal {
 				form.Set("reveal", "shortest")
 			}
-			resp := postForm(t, h, exerciseCheckPath(c.exercise), form)
+			resp := postForm(t, h, site.ExerciseCheckPath(c.exercise), form)
 			if resp.StatusCode != c.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, c.status)
 			}
@@ -123,7 +124,7 @@ func TestInverse_RunLinkRoundTrip(t *testing.T) {
 		{"break-message-id", "deliver msg-1 lose-ack; redeliver msg-1", "handlers"},
 		{"break-shipping", "deliver ship-1 crash-after 2; redeliver ship-1", "handler"},
 	} {
-		doc := document(t, postForm(t, h, exerciseCheckPath(c.exercise), url.Values{"script": {c.script}}))
+		doc := document(t, postForm(t, h, site.ExerciseCheckPath(c.exercise), url.Values{"script": {c.script}}))
 		href := doc.Find(testID("exercise-open-playground")).AttrOr("href", "")
 		u, err := url.Parse(href)
 		if err != nil || u.Path != "/playground" || !strings.Contains(u.Query().Get("script"), "redeliver") || u.Query().Get(c.handlerParam) == "" {
@@ -151,7 +152,7 @@ func TestInverse_CheckIsIdempotent(t *testing.T) {
 	h := s.Handler()
 	spec := builtinExercise(t, "break-message-id")
 	pages := func() []string {
-		return []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson))), readBody(t, do(t, h, "GET", exercisePath(spec.ID)))}
+		return []string{readBody(t, do(t, h, "GET", "/")), readBody(t, do(t, h, "GET", playurl.LessonPath(spec.Lesson))), readBody(t, do(t, h, "GET", site.ExercisePath(spec.ID)))}
 	}
 	before := pages()
 	cur := s.site.Load()
@@ -159,9 +160,9 @@ func TestInverse_CheckIsIdempotent(t *testing.T) {
 		{"script": {"deliver msg-1; deliver msg-2"}},
 		{"script": {"deliver msg-1"}, "reveal": {"shortest"}},
 	} {
-		first := postForm(t, h, exerciseCheckPath(spec.ID), form)
+		first := postForm(t, h, site.ExerciseCheckPath(spec.ID), form)
 		firstBody := readBody(t, first)
-		second := postForm(t, h, exerciseCheckPath(spec.ID), form)
+		second := postForm(t, h, site.ExerciseCheckPath(spec.ID), form)
 		if secondBody := readBody(t, second); first.StatusCode != 200 || second.StatusCode != 200 || firstBody != secondBody {
 			t.Errorf("%v: the replayed POST answered differently (%d, %d)", form, first.StatusCode, second.StatusCode)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"html"
+	"idemlab/web/playview"
 	"testing"
 
 	"github.com/a-h/templ"
@@ -11,23 +12,23 @@ import (
 
 func TestMarkup_EscapesAsTempl(t *testing.T) {
 	for _, s := range []string{"", "plain", `<script>"x"</script>`, "a & b", "it's", "⚑ ünïcode", "&amp;", `<`, `a<b>c&d'e"f`, `""`, "x>"} {
-		m := &markup{}
-		m.attr("aria-label", s)
-		m.text(s)
+		m := &playview.Markup{}
+		m.Attr("aria-label", s)
+		m.Text(s)
 		want := ` aria-label="` + templ.EscapeString(s) + `"` + templ.EscapeString(s)
-		if got := string(m.b); got != want {
+		if got := string(m.B); got != want {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}
 	}
 }
 
 func TestMarkup_ComponentWritesNumbersAndFlags(t *testing.T) {
-	c := markupComponent(func(m *markup) {
-		m.raw("<g")
-		m.intAttr("y", -12)
-		m.flag("data-on", true)
-		m.flag("data-off", false)
-		m.raw(">")
+	c := playview.MarkupComponent(func(m *playview.Markup) {
+		m.Raw("<g")
+		m.IntAttr("y", -12)
+		m.Flag("data-on", true)
+		m.Flag("data-off", false)
+		m.Raw(">")
 	})
 	var buf bytes.Buffer
 	if err := c.Render(context.Background(), &buf); err != nil {
@@ -45,7 +46,7 @@ func FuzzMarkup_EscapesAsHTML(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendEscaped([]byte("x"), s)), "x"+html.EscapeString(s); got != want {
+		if got, want := string(playview.AppendEscaped([]byte("x"), s)), "x"+html.EscapeString(s); got != want {
 			t.Errorf("%q: got %q, want %q", s, got, want)
 		}
 	})

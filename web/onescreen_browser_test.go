@@ -25,7 +25,7 @@ func TestBrowser_LessonPlaygroundOneScreen(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/lessons/"+lostAckSlug),
 		chromedp.WaitVisible(chromedp.CSS(`#pg-1`)),
 	)
-	// The goals panel above the controls (pggoals.templ) counts in the
+	// The goals panel above the controls (playview/goals.templ) counts in the
 	// whole, and is held to a bound of its own: one task, a way to help.
 	const maxHeight, maxGoals = 800, 90
 	if goals := eval[float64](t, ctx, `document.querySelector('#pg-1 [data-testid="pg-goals"]').getBoundingClientRect().height`); goals > maxGoals {

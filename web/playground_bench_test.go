@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdgzip "compress/gzip"
 	"idemlab/web/admit"
+	"idemlab/web/playview"
 	"idemlab/web/site"
 	"io"
 	"net/http"
@@ -48,7 +49,7 @@ func benchServerWith(b *testing.B, cfg Config) *Server {
 // clickURL is one click's request: a scenario's default script re-run and
 // its playground fragment rendered, as app.js asks for it.
 func clickURL(scenario string) string {
-	return "/playground?scenario=" + scenario + "&" + fragmentParam + "=1"
+	return "/playground?scenario=" + scenario + "&" + playview.FragmentParam + "=1"
 }
 
 // BenchmarkPlaygroundFragment is one click, uncached, through the whole

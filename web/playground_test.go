@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/playview"
+	"idemlab/web/site"
 	"io"
 	"net/http"
 	"net/url"
@@ -20,7 +22,7 @@ import (
 )
 
 // livePlayground runs a request and renders the playground component.
-func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place, state playurl.State) (*playgroundView, *goquery.Document) {
+func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place, state playurl.State) (*playview.View, *goquery.Document) {
 	t.Helper()
 	v := testView(t)
 	sc, err := playground.LookupScenario(state.Scenario)
@@ -35,8 +37,8 @@ func livePlayground(t *testing.T, place func(*playground.Scenario) playurl.Place
 	if err != nil {
 		t.Fatal(err)
 	}
-	pv := newPlaygroundView(v, place(sc), state, tr, sc)
-	return pv, render(t, LivePlayground(pv))
+	pv := playview.NewView(v, place(sc), state, tr, sc)
+	return pv, render(t, playview.LivePlayground(pv))
 }
 
 func pagePlaceOf(sc *playground.Scenario) playurl.Place { return playurl.PagePlace(sc, false) }
@@ -391,7 +393,7 @@ func TestRunAPI_BadInput(t *testing.T) {
 			if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 				t.Fatalf("%d %s, want 400 JSON", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
-			var body apiError
+			var body site.APIError
 			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,9 @@
 package web
 
-import "testing"
+import (
+	"idemlab/web/playview"
+	"testing"
+)
 
 func TestPostgresFailure_NamesPostgreSQLsCondition(t *testing.T) {
 	for _, c := range []struct{ code, want string }{
@@ -9,7 +12,7 @@ func TestPostgresFailure_NamesPostgreSQLsCondition(t *testing.T) {
 		{"XX000", "fails with XX000"},
 		{"", ""}, // SQLite's errors have no SQLSTATE
 	} {
-		if got := postgresFailure(c.code); got != c.want {
+		if got := playview.PostgresFailure(c.code); got != c.want {
 			t.Errorf("postgresFailure(%q) = %q, want %q", c.code, got, c.want)
 		}
 	}

@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"idemlab/web/admit"
+	"idemlab/web/exercise"
 	"idemlab/web/playurl"
+	"idemlab/web/playview"
 	"idemlab/web/site"
+	"idemlab/web/workshopweb"
+	"idemlab/workshop"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -37,9 +41,11 @@ type Server struct {
 	metrics  *site.Metrics
 	limiter  *admit.RateLimiter
 	adm      *admit.Admission            // the one path of everything that runs SQL
-	workshop *workshopState              // nil: workshop mode is off
+	workshop *workshopweb.State          // nil: workshop mode is off
+	ws       *workshopweb.Pages          // the workshop feature (workshop mode's pages)
+	play     *playview.Pages             // the live playground feature
 	ledgers  *playground.PostgresLedgers // nil: SQLite ledgers only
-	// ledgerGate queues runs for a PostgreSQL ledger (admitpg.go); nil without.
+	// ledgerGate queues runs for a PostgreSQL ledger (postgresgate.go); nil without.
 	ledgerGate *admit.LedgerGate
 
 	// errorContent draws the content of error pages. A field so that a test
@@ -56,7 +62,7 @@ type renderedSite struct {
 	embeds  map[string]*site.Payload // slug → embed page
 	// blocks holds every lesson playground in its initial state, by
 	// lessonKey(slug, embed) and block id, for pages with one block changed.
-	blocks map[string]map[string]*playgroundView
+	blocks map[string]map[string]*playview.View
 }
 
 // NewServer checks the configuration, builds the hashed assets and renders
@@ -100,9 +106,14 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	s.limiter = admit.NewShareLimiter(cfg.Share, cfg.TrustProxy)
 	s.adm = admit.New(s.metrics, s.limiter)
 	s.ledgerGate = admit.NewLedgerGate(cfg.Ledgers, s.metrics)
-	if s.workshop, err = newWorkshopState(cfg.Workshop, cfg.PublicURL); err != nil {
+	if s.workshop, err = workshopweb.NewState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
+	s.play = &playview.Pages{Adm: s.adm, Metrics: s.metrics, Ledgers: s.ledgers, LedgerGate: s.ledgerGate, AdmitClient: s.admitClient,
+		Limiter: func() *admit.RateLimiter { return s.limiter },
+		View:    func() *site.View { return s.site.Load().view }}
+	s.ws = &workshopweb.Pages{Workshop: s.workshop, Base: base, Origin: origin, Limiter: s.limiter,
+		View: func() *site.View { return s.site.Load().view }, Logger: logger}
 	cur, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -142,20 +153,17 @@ type route struct {
 // routes is the one list of every URL the site answers. GET patterns also
 // answer HEAD. Paths under /embed/ may be framed by FrameAncestors.
 func (s *Server) routes() []route {
-	ex := newExerciseChecker(s, defaultCheckConcurrency())
-	ex.slots = s.adm.Slots // checks and runs share the admission's slots
+	ex := newExerciseChecker(s, exercise.DefaultCheckConcurrency())
+	ex.Slots = s.adm.Slots // checks and runs share the admission's slots
 	return append([]route{
 		{"GET /{$}", s.handle(s.serveIndex)},
 		{"GET /lessons/{slug}", s.handle(s.serveLesson)},
 		{"GET /embed/lessons/{slug}", s.handle(s.serveEmbedLesson)},
-		{"GET /playground", s.handle(s.servePlayground)},
-		{"GET /embed/playground", s.handle(s.serveEmbedPlayground)},
-		{"GET /api/v1/run", s.handle(s.serveRunAPI)},
 		{"GET /oembed", s.handle(s.serveOEmbed)},
 		{"GET /healthz", s.handle(s.serveHealth)},
 		{"GET /metrics", s.handle(s.serveMetrics)},
 		{"GET /static/{file}", s.handle(s.serveStatic)},
-	}, slices.Concat(s.featureRoutes(ex.routes()), s.workshopRoutes())...)
+	}, slices.Concat(s.featureRoutes(s.play.Routes()), s.featureRoutes(ex.Routes()), s.featureRoutes(s.ws.Routes()))...)
 }
 
 // buildHandler wires the routes into a mux and wraps it in the middleware,
@@ -212,7 +220,7 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
-	if locked, err := s.lessonLocked(w, r, slug, false); locked || err != nil {
+	if locked, err := s.ws.LessonLocked(w, r, slug, false); locked || err != nil {
 		return err
 	}
 	if r.URL.Query().Has("pg") {
@@ -228,7 +236,7 @@ func (s *Server) serveLesson(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) serveEmbedLesson(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
-	if locked, err := s.lessonLocked(w, r, slug, true); locked || err != nil {
+	if locked, err := s.ws.LessonLocked(w, r, slug, true); locked || err != nil {
 		return err
 	}
 	if r.URL.Query().Has("pg") {
@@ -288,7 +296,7 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		admit.RetryAfterHeader(w, e.RetryAfter)
 	}
 	if isAPI(r) {
-		site.WriteJSON(w, r, e.Status, site.NoStore, apiError{Error: e.Message, Field: e.Field}) // two strings: cannot fail
+		site.WriteJSON(w, r, e.Status, site.NoStore, site.APIError{Error: e.Message, Field: e.Field}) // two strings: cannot fail
 		return
 	}
 	view := site.ErrorView{Status: e.Status, Title: errorTitle(e.Status), Message: e.Message, Action: e.Action}
@@ -305,13 +313,6 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.Status, "err", renderErr)
 		site.WriteBody(w, r, http.StatusInternalServerError, site.HtmlContentType, site.NoStore, s.fallback)
 	}
-}
-
-// apiError is the body of a failed API call.
-type apiError struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
-	Limit string `json:"limit,omitempty"` // the budget limit a run crossed (field "budget")
 }
 
 // isAPI reports whether a request is for the JSON API, whose errors are
@@ -413,7 +414,7 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		view:    view,
 		lessons: make(map[string]*site.Payload, len(course.Lessons)),
 		embeds:  make(map[string]*site.Payload, len(course.Lessons)),
-		blocks:  make(map[string]map[string]*playgroundView, 2*len(course.Lessons)),
+		blocks:  make(map[string]map[string]*playview.View, 2*len(course.Lessons)),
 	}
 	ctx := context.Background()
 	var err error
@@ -433,16 +434,16 @@ func (s *Server) render(course *lessons.Course) (*renderedSite, error) {
 		if pos.Next != nil {
 			meta.Next = playurl.LessonPath(pos.Next.Slug)
 		}
-		pgs := blockViews(view, l, false)
-		cur.blocks[lessonKey(l.Slug, false)] = pgs
+		pgs := playview.BlockViews(view, l, false)
+		cur.blocks[playview.LessonKey(l.Slug, false)] = pgs
 		if cur.lessons[l.Slug], err = renderPage(ctx, site.Page(view, meta), lessonPage(view, l, pos, pgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering lesson %s: %w", l.Path, err)
 		}
 		// The embed's canonical is the full lesson; it has no rel=prev/next so
 		// the arrow keys never navigate an iframe away.
 		embedMeta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
-		embedPgs := blockViews(view, l, true)
-		cur.blocks[lessonKey(l.Slug, true)] = embedPgs
+		embedPgs := playview.BlockViews(view, l, true)
+		cur.blocks[playview.LessonKey(l.Slug, true)] = embedPgs
 		if cur.embeds[l.Slug], err = renderPage(ctx, site.EmbedPage(view, embedMeta), embedLessonPage(view, l, pos, embedPgs)); err != nil {
 			return nil, fmt.Errorf("web: rendering the embed view of lesson %s: %w", l.Path, err)
 		}
@@ -474,13 +475,114 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 
 // newExerciseChecker is the exercises' checker wired to s, with room for
 // concurrency checks at once.
-func newExerciseChecker(s *Server, concurrency int) *exerciseChecker {
-	return newChecker(checkerDeps{
-		view:        func() *site.View { return s.site.Load().view },
-		ledgers:     s.ledgers,
-		ledgerGate:  s.ledgerGate,
-		metrics:     s.metrics,
-		admitClient: s.admitClient,
-		recordCheck: s.recordCheck,
+func newExerciseChecker(s *Server, concurrency int) *exercise.Checker {
+	return exercise.New(exercise.Deps{
+		View:        func() *site.View { return s.site.Load().view },
+		Ledgers:     s.ledgers,
+		LedgerGate:  s.ledgerGate,
+		Metrics:     s.metrics,
+		AdmitClient: s.admitClient,
+		RecordCheck: func(r *http.Request, c workshop.Check) { s.ws.RecordCheck(r, c) },
 	}, concurrency)
+}
+
+// CheckReport is the JSON report of a handler's check, as the check API
+// and `idemlab check --json` write it.
+type CheckReport = exercise.CheckReport
+
+// NewCheckReport reports res, checked for the handler source.
+func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
+	return exercise.NewCheckReport(res, source)
+}
+
+// admitClient takes a token from the request's client, or refuses it.
+func (s *Server) admitClient(r *http.Request) (string, error) {
+	client := s.limiter.ClientOf(s.ws.WithSeat(r)) // a room's seat has its own share (workshopweb/record.go)
+	if ok, retry := s.limiter.Take(client, 1); !ok {
+		s.metrics.Refused("rate")
+		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+	}
+	return client, nil
+}
+
+// ----- A lesson's block with its own state -----
+
+// serveLessonState is /lessons/{slug}?pg=pg-1&…: the lesson with one block
+// in the state its URL names.
+func (s *Server) serveLessonState(w http.ResponseWriter, r *http.Request, slug string, embed bool) error {
+	cur := s.site.Load()
+	v := cur.view
+	pos, ok := site.PositionOf(v.Course, slug)
+	if !ok {
+		return unknownLesson(slug)
+	}
+	l := pos.Lesson
+	q := r.URL.Query()
+	id := q.Get("pg")
+	var spec *lessons.PlaygroundSpec
+	for _, p := range l.Playgrounds {
+		if p.ID == id {
+			spec = p
+		}
+	}
+	lessonHref := playurl.LessonPath(slug)
+	if embed {
+		lessonHref = playurl.EmbedPath(slug)
+	}
+	if spec == nil {
+		return site.Invalidf(&site.Link{Label: "Back to the lesson", Href: v.Path(lessonHref)}, "This lesson has no playground called “%s”; it has %s.", english.Truncate(id, 40), english.Plural(len(l.Playgrounds), "playground", "playgrounds"))
+	}
+	sc, err := playground.LookupScenario(spec.Scenario)
+	if err != nil {
+		// The lessons package validated it: this is our bug, not the
+		// visitor's input (%v, so that classify does not see an InputError).
+		return fmt.Errorf("lesson %s, block %s: %v", slug, spec.ID, err)
+	}
+	var place playurl.Place
+	if pre, ok := cur.blocks[playview.LessonKey(slug, embed)][spec.ID]; ok {
+		place = pre.Place // its home parsed once, when the site was built
+	} else {
+		place = playurl.LessonPlace(slug, spec, embed)
+	}
+	panel, err := playview.PanelRequest(q, v.Path(lessonHref))
+	if err != nil {
+		return err
+	}
+	state, redirect, err := playurl.StateFromQuery(q, place.Home, sc.Workers)
+	if err == nil && redirect {
+		playview.RedirectToState(w, r, v.Path(place.Href(state)), v.Path(place.QueryHref(state)))
+		return nil
+	}
+	state, q = playview.WithPanelOpen(panel, state, q)
+	decoded := &state // the run starts from it, without decoding the query again
+	if err != nil {
+		decoded = nil // resolvePlayground says what was wrong, in place
+	}
+	fragment := playview.WantsFragment(r)
+	views := cur.blocks[playview.LessonKey(slug, embed)]
+	meta := site.PageMeta{Title: l.Title, Description: l.Summary, Canonical: playurl.LessonPath(l.Slug), Section: "lesson"}
+	if !embed && pos.Prev != nil {
+		meta.Prev = playurl.LessonPath(pos.Prev.Slug)
+	}
+	if !embed && pos.Next != nil {
+		meta.Next = playurl.LessonPath(pos.Next.Slug)
+	}
+	return s.play.ServeRun(w, r, s.play.PlaygroundCompute(v, place, sc, q, decoded, func(pv *playview.View) templ.Component {
+		if panel != 0 {
+			return playview.MorePanelAlone(pv, panel)
+		}
+		if fragment {
+			return playview.LivePlayground(pv)
+		}
+		pgs := make(map[string]*playview.View, len(views))
+		for k, pv := range views {
+			pgs[k] = pv
+		}
+		pgs[spec.ID] = pv
+		if embed {
+			return site.InLayout(site.EmbedPage(v, meta), embedLessonPage(v, l, pos, pgs))
+		}
+		return site.InLayout(site.Page(v, meta), lessonPage(v, l, pos, pgs))
+	}))
 }

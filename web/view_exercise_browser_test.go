@@ -10,6 +10,7 @@ import (
 
 	"idemlab/internal/browsertest"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 )
 
 // Browser tests of issue 30's "the answer where the eyes are": after
@@ -140,13 +141,13 @@ func TestExerciseCheck_ResultPageOpensAtTheAnswer(t *testing.T) {
 	eval[bool](t, ctx, `localStorage.clear(), true`)
 	run(t, ctx,
 		chromedp.EmulateViewport(1280, 800),
-		chromedp.Navigate(srv.URL+exercisePath(spec.ID)),
+		chromedp.Navigate(srv.URL+site.ExercisePath(spec.ID)),
 		chromedp.WaitVisible(chromedp.CSS(sel+` [data-testid="exercise-editor"]`)),
 	)
 	run(t, ctx, chromedp.SetValue(chromedp.CSS(sel+` [data-testid="exercise-editor"]`), spec.Solution))
 	// form.submit() skips the script's submit handler: the page's own answer.
 	eval[bool](t, ctx, `document.querySelector('`+sel+` form[data-exercise-form]').submit(), true`)
-	if err := browsertest.WaitForPath(ctx, exerciseCheckPath(spec.ID)); err != nil {
+	if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
 		t.Fatal(err)
 	}
 	exWait(t, ctx, "the pass", exResultState(spec.ID)+` === "pass"`)

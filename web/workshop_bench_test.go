@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"idemlab/web/workshopweb"
 	"net/http"
 	"net/url"
 	"os"
@@ -42,7 +43,7 @@ func BenchmarkWorkshop_500Learners(b *testing.B) {
 		sent := sync.Map{} // learner name → time of the POST's answer
 		var heardMu sync.Mutex
 		var heard []time.Duration
-		class := openStream(b, inst, ws.srv.URL+roomPath(id)+"/stream", "")
+		class := openStream(b, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/stream", "")
 		go func() {
 			for {
 				e, ok := class.read()
@@ -109,7 +110,7 @@ func BenchmarkWorkshop_500Learners(b *testing.B) {
 		}
 		wg.Wait()
 		chaosAt := time.Now()
-		resp := post(b, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {"form-key-chaos-load"}, "kind": {"chaos"}, "fault": {"replay"}})
+		resp := post(b, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/push", url.Values{"key": {"form-key-chaos-load"}, "kind": {"chaos"}, "fault": {"replay"}})
 		if resp.StatusCode != http.StatusSeeOther {
 			b.Fatalf("chaos: %d", resp.StatusCode)
 		}

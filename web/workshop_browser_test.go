@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"idemlab/web/playurl"
+	"idemlab/web/workshopweb"
 	"strconv"
 	"testing"
 	"time"
@@ -254,7 +255,7 @@ func TestBrowser_WorkshopInstructorAndThreeLearners(t *testing.T) {
 
 	step("Cy back once")
 	// The export matches what happened.
-	resp := get(t, ws.instructor(t), base+roomPath(room.ID)+"/export.json")
+	resp := get(t, ws.instructor(t), base+workshopweb.RoomPath(room.ID)+"/export.json")
 	var x workshop.Export
 	if err := json.NewDecoder(resp.Body).Decode(&x); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"idemlab/web/playurl"
+	"idemlab/web/workshopweb"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // classDoc fetches the class view as the instructor sees it.
 func (ws *workshopSite) classDoc(t *testing.T, inst *http.Client, id int64) *goquery.Document {
 	t.Helper()
-	resp := get(t, inst, ws.srv.URL+roomPath(id))
+	resp := get(t, inst, ws.srv.URL+workshopweb.RoomPath(id))
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("class view: %d", resp.StatusCode)
 	}
@@ -76,7 +77,7 @@ func TestWorkshop_ChaosSurvivorsAreCounted(t *testing.T) {
 	if doc := ws.classDoc(t, inst, id); doc.Find(testID("ws-chaos-survivors")).Length() != 0 {
 		t.Error("survivors shown before any chaos push")
 	}
-	resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {"form-key-chaos-1"}, "kind": {"chaos"}, "fault": {"lose-ack"}})
+	resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/push", url.Values{"key": {"form-key-chaos-1"}, "kind": {"chaos"}, "fault": {"lose-ack"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("chaos push: %d %s", resp.StatusCode, readBody(t, resp))
 	}
@@ -111,7 +112,7 @@ func TestWorkshop_OpenUpToLocksLaterLessonsForTheRoomOnly(t *testing.T) {
 	first, second := room.Lessons[0], room.Lessons[1]
 	ada, outsider := ws.join(t, code, "Ada"), ws.client(t)
 	pace := func(key, mode, n string) {
-		resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {key}, "kind": {"pace"}, "mode": {mode}, "lesson": {n}})
+		resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/push", url.Values{"key": {key}, "kind": {"pace"}, "mode": {mode}, "lesson": {n}})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("pace %s %s: %d %s", mode, n, resp.StatusCode, readBody(t, resp))
 		}
@@ -145,7 +146,7 @@ func TestWorkshop_OpenUpToLocksLaterLessonsForTheRoomOnly(t *testing.T) {
 	// In an embed the learner's token travels in the URL, and so do the lock page's links.
 	var token string
 	for _, c := range ada.Jar.Cookies(mustURL(t, ws.srv.URL)) {
-		if c.Name == learnerCookie {
+		if c.Name == workshopweb.LearnerCookie {
 			token = c.Value
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"idemlab/web/workshopweb"
 	"idemlab/workshop"
 )
 
@@ -33,8 +34,8 @@ func TestWorkshop_DrillDownRenameAndRemove(t *testing.T) {
 	ws.check(t, ada, ex, spec.Solution, true)
 	learners, _ := ws.store.Learners(t.Context(), id)
 	adaID, ada2ID := learners[0].ID, learners[1].ID
-	drill := ws.srv.URL + learnerPath(id, adaID)
-	if href := ws.classDoc(t, inst, id).Find(`tr[data-learner="`+strconv.FormatInt(adaID, 10)+`"] `+testID("ws-row-drill")).AttrOr("href", ""); href != learnerPath(id, adaID) {
+	drill := ws.srv.URL + workshopweb.LearnerPath(id, adaID)
+	if href := ws.classDoc(t, inst, id).Find(`tr[data-learner="`+strconv.FormatInt(adaID, 10)+`"] `+testID("ws-row-drill")).AttrOr("href", ""); href != workshopweb.LearnerPath(id, adaID) {
 		t.Errorf("the row links %q, want the drill-down", href)
 	}
 	resp := get(t, inst, drill)
@@ -59,7 +60,7 @@ func TestWorkshop_DrillDownRenameAndRemove(t *testing.T) {
 		t.Errorf("a learner's drill-down: %d, want 403", resp.StatusCode)
 	}
 	// Rename, retried: one rename.
-	rename := ws.srv.URL + learnerPath(id, ada2ID) + "/rename"
+	rename := ws.srv.URL + workshopweb.LearnerPath(id, ada2ID) + "/rename"
 	for range 2 {
 		if resp := post(t, inst, rename, url.Values{"key": {"form-key-rename-1"}, "name": {"Grace"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("rename: %d %s", resp.StatusCode, readBody(t, resp))

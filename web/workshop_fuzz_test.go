@@ -4,6 +4,7 @@ import (
 	"errors"
 	"idemlab/web/playurl"
 	"idemlab/web/site"
+	"idemlab/web/workshopweb"
 	"net/http/httptest"
 	"net/url"
 	"testing"
@@ -25,7 +26,7 @@ func FuzzPushForm(f *testing.F) {
 		if err != nil {
 			return
 		}
-		e, err := pushFromForm(room, q.Get)
+		e, err := workshopweb.PushFromForm(room, q.Get)
 		if err != nil {
 			we, ok := err.(*site.Error)
 			if !ok || we.Field == "" || we.Status != 400 {
@@ -46,7 +47,7 @@ func FuzzResumeFrom(f *testing.F) {
 	f.Fuzz(func(t *testing.T, header, after string) {
 		r := httptest.NewRequest("GET", "/api/v1/room/stream?after="+url.QueryEscape(after), nil)
 		r.Header.Set("Last-Event-ID", header)
-		n, _, err := resumeFrom(r)
+		n, _, err := workshopweb.ResumeFrom(r)
 		if err == nil && n < 0 {
 			t.Fatalf("resume from %d", n)
 		}
@@ -83,9 +84,9 @@ func FuzzScriptShape(f *testing.F) {
 	f.Add("deliver m2 to B lose-ack; redeliver m2 to B")
 	f.Add("not a script")
 	f.Fuzz(func(t *testing.T, text string) {
-		shape := scriptShape(text)
-		if _, err := playgroundParseScript(text); err == nil && scriptShape(shape) != shape {
-			t.Fatalf("the shape of %q is %q, whose shape is %q", text, shape, scriptShape(shape))
+		shape := workshopweb.ScriptShape(text)
+		if _, err := playgroundParseScript(text); err == nil && workshopweb.ScriptShape(shape) != shape {
+			t.Fatalf("the shape of %q is %q, whose shape is %q", text, shape, workshopweb.ScriptShape(shape))
 		}
 	})
 }

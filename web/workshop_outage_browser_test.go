@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"idemlab/web/workshopweb"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -54,7 +55,7 @@ func TestBrowser_WorkshopClassFeedReopensAfter503AndCatchesUp(t *testing.T) {
 	t.Cleanup(func() { lite.Close() })
 	store := &downStore{Store: lite}
 	s, err := NewServer(Config{Logger: slog.New(slog.DiscardHandler),
-		Workshop: &WorkshopConfig{Service: workshop.NewService(store, nil), InstructorKey: testInstructorKey}}, builtinCourse(t))
+		Workshop: &workshopweb.Config{Service: workshop.NewService(store, nil), InstructorKey: testInstructorKey}}, builtinCourse(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestBrowser_WorkshopClassFeedReopensAfter503AndCatchesUp(t *testing.T) {
 	id, code := ws.createRoom(t, ws.instructor(t), "form-key-room-1")
 	ada := ws.join(t, code, "Ada")
 	run(t, ctx, chromedp.Navigate(srv.URL+"/workshop?key="+testInstructorKey))
-	run(t, ctx, chromedp.Navigate(srv.URL+roomPath(id)))
+	run(t, ctx, chromedp.Navigate(srv.URL+workshopweb.RoomPath(id)))
 	waitFor(t, ctx, `[data-testid="ws-row"]`)
 	time.Sleep(500 * time.Millisecond) // the feed connects
 	ws.sendEvent(t, ada, "ada-hand-key-1", `{"kind":"hand_raised"}`)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"idemlab/web/playurl"
+	"idemlab/web/workshopweb"
 	"net/url"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestBrowser_WorkshopOpenUpToLocksTheLessonOnScreen(t *testing.T) {
 	waitFor(t, ctx, `[data-testid="ws-banner"]`)
 	waitFor(t, ctx, `[data-testid="lesson-body"]`)
 	pace := func(key, mode, n string) {
-		if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {key}, "kind": {"pace"}, "mode": {mode}, "lesson": {n}}); resp.StatusCode != 303 {
+		if resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/push", url.Values{"key": {key}, "kind": {"pace"}, "mode": {mode}, "lesson": {n}}); resp.StatusCode != 303 {
 			t.Fatalf("pace: %d", resp.StatusCode)
 		}
 	}

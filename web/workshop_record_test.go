@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"testing"
 
+	"idemlab/web/site"
 	"idemlab/workshop"
 )
 
@@ -69,7 +70,7 @@ func TestWorkshop_ChecksAreWhatTheServerRan(t *testing.T) {
 		t.Fatalf("after two failed checks: %+v, want two attempts with their counterexamples", x)
 	}
 	// The form without JavaScript counts too.
-	resp := post(t, ada, ws.srv.URL+exerciseCheckPath(ex), url.Values{"handler": {spec.Solution}})
+	resp := post(t, ada, ws.srv.URL+site.ExerciseCheckPath(ex), url.Values{"handler": {spec.Solution}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("the check form: %d", resp.StatusCode)
 	}

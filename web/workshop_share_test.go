@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"idemlab/web/admit"
+	"idemlab/web/workshopweb"
 	"idemlab/workshop"
 	"idemlab/workshop/sqlitestore"
 )
@@ -51,7 +52,7 @@ func TestWorkshop_SeatsBehindOneAddressEachGetAShare(t *testing.T) {
 		req := httptest.NewRequest("GET", "/playground?scenario=lost-ack", nil) // one state: the cache answers, the share still counts
 		req.RemoteAddr = address + ":40000"
 		if token != "" {
-			req.AddCookie(&http.Cookie{Name: learnerCookie, Value: string(token)})
+			req.AddCookie(&http.Cookie{Name: workshopweb.LearnerCookie, Value: string(token)})
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"idemlab/web/workshopweb"
 	"io"
 	"log/slog"
 	"net/http"
@@ -46,7 +47,7 @@ func newWorkshopSite(t testing.TB, wrap func(workshop.Store) workshop.Store) *wo
 		st = wrap(store)
 	}
 	s, err := NewServer(Config{Logger: slog.New(slog.DiscardHandler),
-		Workshop: &WorkshopConfig{Service: workshop.NewService(st, nil), InstructorKey: testInstructorKey}}, builtinCourse(t))
+		Workshop: &workshopweb.Config{Service: workshop.NewService(st, nil), InstructorKey: testInstructorKey}}, builtinCourse(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestWorkshop_InstructorNeedsTheKey(t *testing.T) {
 	inst := ws.instructor(t)
 	id, code := ws.createRoom(t, inst, "form-key-room-1")
 	learner := ws.join(t, code, "Ada")
-	room := ws.srv.URL + roomPath(id)
+	room := ws.srv.URL + workshopweb.RoomPath(id)
 	for _, path := range []string{room, room + "/projector", room + "/export.csv", room + "/export.json", room + "/stream"} {
 		for who, c := range map[string]*http.Client{"a stranger": stranger, "a learner": learner} {
 			if resp := get(t, c, path); resp.StatusCode != http.StatusForbidden {
@@ -183,7 +184,7 @@ func TestWorkshop_InstructorNeedsTheKey(t *testing.T) {
 	if evs, _ := ws.store.Events(t.Context(), id, 0, true, 10); len(evs) != 0 {
 		t.Errorf("learners' instructor actions left pushes: %+v", evs)
 	}
-	cookie := findCookie(inst, ws.srv.URL, instructorCookie)
+	cookie := findCookie(inst, ws.srv.URL, workshopweb.InstructorCookie)
 	if cookie == nil || cookie.Value != testInstructorKey {
 		t.Errorf("instructor cookie = %+v", cookie)
 	}
@@ -282,7 +283,7 @@ func TestWorkshop_JoinSetsASafeCookieOnce(t *testing.T) {
 func TestWorkshop_SecureCookieUnderHTTPS(t *testing.T) {
 	store, _ := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "w.db"))
 	defer store.Close()
-	s, err := NewServer(Config{PublicURL: "https://learn.example.org", Workshop: &WorkshopConfig{Service: workshop.NewService(store, nil), InstructorKey: testInstructorKey}}, builtinCourse(t))
+	s, err := NewServer(Config{PublicURL: "https://learn.example.org", Workshop: &workshopweb.Config{Service: workshop.NewService(store, nil), InstructorKey: testInstructorKey}}, builtinCourse(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +532,7 @@ func TestWorkshop_ClassViewIsLiveAndResumes(t *testing.T) {
 	id, code := ws.createRoom(t, inst, "form-key-room-1")
 	ada := ws.join(t, code, "Ada")
 	bob := ws.join(t, code, "Bob")
-	streamURL := ws.srv.URL + roomPath(id) + "/stream"
+	streamURL := ws.srv.URL + workshopweb.RoomPath(id) + "/stream"
 	s := openStream(t, inst, streamURL, "")
 	rows := map[string]bool{}
 	var e sseEvent
@@ -575,16 +576,16 @@ func TestWorkshop_LearnerHearsPushesAndNothingOfOthers(t *testing.T) {
 	room, _ := ws.store.Room(t.Context(), id)
 	ws.check(t, bob, room.Exercises[0], "-- bob's secret\n"+builtinExercise(t, room.Exercises[0]).Start, false)
 	for range 2 { // a double-clicked chaos button
-		if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {"form-key-chaos-1"}, "kind": {"chaos"}, "fault": {"lose-ack"}}); resp.StatusCode != http.StatusSeeOther {
+		if resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/push", url.Values{"key": {"form-key-chaos-1"}, "kind": {"chaos"}, "fault": {"lose-ack"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("chaos push: %d %s", resp.StatusCode, readBody(t, resp))
 		}
 	}
 	e := s.next(t, 2*time.Second)
-	var p pushJSON
+	var p workshopweb.PushJSON
 	if err := json.Unmarshal([]byte(e.data), &p); err != nil || e.event != "push" || p.Kind != workshop.KindChaos || p.Line != "redeliver {msg} lose-ack" {
 		t.Fatalf("Ada's first event: %s %s, want the chaos push", e.event, e.data)
 	}
-	post(t, inst, ws.srv.URL+roomPath(id)+"/push", url.Values{"key": {"form-key-pace-1"}, "kind": {"pace"}, "mode": {"goto"}, "lesson": {"2"}})
+	post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/push", url.Values{"key": {"form-key-pace-1"}, "kind": {"pace"}, "mode": {"goto"}, "lesson": {"2"}})
 	e = s.next(t, 2*time.Second)
 	if !strings.Contains(e.data, `"kind":"pace"`) || strings.Contains(e.data, "secret") {
 		t.Errorf("Ada's second event: %s, want the pace push (one chaos only, nothing of Bob)", e.data)
@@ -604,7 +605,7 @@ func TestWorkshop_ProjectorShowsCodeAndQR(t *testing.T) {
 	ws := newWorkshopSite(t, nil)
 	inst := ws.instructor(t)
 	id, code := ws.createRoom(t, inst, "form-key-room-1")
-	body := readBody(t, get(t, inst, ws.srv.URL+roomPath(id)+"/projector"))
+	body := readBody(t, get(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/projector"))
 	for _, want := range []string{string(code), "/join?code=" + string(code), "<svg", `aria-label="QR code of the join link"`, `<path fill="#000" d="M`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the projector page lacks %q", want)
@@ -613,10 +614,10 @@ func TestWorkshop_ProjectorShowsCodeAndQR(t *testing.T) {
 }
 
 func TestWorkshop_ChaosLinesAreScripts(t *testing.T) {
-	for _, f := range chaosFaults {
-		line := strings.ReplaceAll(f.line, "{msg}", "msg-1")
+	for _, f := range workshopweb.ChaosFaults {
+		line := strings.ReplaceAll(f.Line, "{msg}", "msg-1")
 		if _, err := playgroundParseScript("deliver msg-1; " + line); err != nil {
-			t.Errorf("chaos %s: %q does not parse: %v", f.name, line, err)
+			t.Errorf("chaos %s: %q does not parse: %v", f.Name, line, err)
 		}
 	}
 }
@@ -632,16 +633,16 @@ func TestWorkshop_ExportEndAndDelete(t *testing.T) {
 	ws.check(t, ada, ex, spec.Start, false)
 	ws.check(t, ada, ex, spec.Solution, true)
 	ws.sendEvent(t, ada, "ada-key-00002", `{"kind":"hint_used","exercise":"`+ex+`","hint":1}`)
-	csv := readBody(t, get(t, inst, ws.srv.URL+roomPath(id)+"/export.csv"))
+	csv := readBody(t, get(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/export.csv"))
 	if !regexp.MustCompile(`(?m)^'=Ada,\d+,` + regexp.QuoteMeta(ex) + `,2,20\d\d-[^,]+,\d+,1$`).MatchString(csv) {
 		t.Errorf("CSV export:\n%s", csv)
 	}
 	var x workshop.Export
-	if err := json.Unmarshal([]byte(readBody(t, get(t, inst, ws.srv.URL+roomPath(id)+"/export.json"))), &x); err != nil || len(x.Results) != 1 || x.Results[0].Attempts != 2 || x.Results[0].PassedAt == "" {
+	if err := json.Unmarshal([]byte(readBody(t, get(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/export.json"))), &x); err != nil || len(x.Results) != 1 || x.Results[0].Attempts != 2 || x.Results[0].PassedAt == "" {
 		t.Errorf("JSON export: %+v, %v", x, err)
 	}
 	for range 2 {
-		if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/end", url.Values{"key": {"form-key-end-1"}}); resp.StatusCode != http.StatusSeeOther {
+		if resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/end", url.Values{"key": {"form-key-end-1"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("end: %d", resp.StatusCode)
 		}
 	}
@@ -651,18 +652,18 @@ func TestWorkshop_ExportEndAndDelete(t *testing.T) {
 	if status, _, h := ws.sendEvent(t, ada, "ada-key-00002", `{"kind":"hint_used","exercise":"`+ex+`","hint":1}`); status != http.StatusCreated || h.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("a retry of an acknowledged event after the end: %d, want the stored 201", status)
 	}
-	if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/delete", url.Values{}); resp.StatusCode != http.StatusBadRequest {
+	if resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/delete", url.Values{}); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("delete without confirming: %d, want 400", resp.StatusCode)
 	}
 	for range 2 {
-		if resp := post(t, inst, ws.srv.URL+roomPath(id)+"/delete", url.Values{"confirm": {"yes"}}); resp.StatusCode != http.StatusSeeOther {
+		if resp := post(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/delete", url.Values{"confirm": {"yes"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Errorf("delete: %d", resp.StatusCode)
 		}
 	}
 	if resp := get(t, ada, ws.srv.URL+"/api/v1/room"); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a learner of a deleted room: %d, want 401", resp.StatusCode)
 	}
-	if resp := get(t, inst, ws.srv.URL+roomPath(id)+"/export.csv"); resp.StatusCode != http.StatusNotFound {
+	if resp := get(t, inst, ws.srv.URL+workshopweb.RoomPath(id)+"/export.csv"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("export of a deleted room: %d, want 404", resp.StatusCode)
 	}
 }

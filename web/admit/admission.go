@@ -225,7 +225,7 @@ func (a *Admission) compute(ctx context.Context, key string, form AnswerForm, ge
 		f.cancel(nil)
 		close(f.done)
 	}()
-	// A run on a PostgreSQL ledger takes one first (admitpg.go): waiting
+	// A run on a PostgreSQL ledger takes one first (postgresgate.go): waiting
 	// for a ledger holds no slot.
 	leave, err := takeLedger(ctx)
 	if err != nil {

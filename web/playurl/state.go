@@ -21,7 +21,7 @@ type State struct {
 	At       int    // event cursor: show the state after this many events; -1 = after the last
 	To       string // the worker the delivery controls name; "" = the broker's choice
 	Panels   Panels
-	Open     MorePanels // the control panels drawn open (pgmore.go)
+	Open     MorePanels // the control panels drawn open (panels.go)
 	Guess    int        // the learner's answer to the block's prediction (1-based); 0: not asked yet
 	Exercise string     // the exercise a replay came from (exercise=…), for the way back
 	Ledger   string     // a PostgreSQL ledger's name (ledger=…, playground.ParseLedger); "" = SQLite
@@ -74,7 +74,7 @@ type Place struct {
 	Block string                  // "pg-1" for a lesson block, "" otherwise
 	Spec  *lessons.PlaygroundSpec // the lesson block, if any
 	Home  State                   // reset goes here
-	Links *LinkCache              // what one view's links share (pglinks.go); nil: none
+	Links *LinkCache              // what one view's links share (links.go); nil: none
 }
 
 func (p Place) InLesson() bool { return p.Kind == PlaceLesson || p.Kind == PlaceLessonEmbed }
