@@ -351,6 +351,7 @@ func (pl *pgLedger) warm(ctx context.Context) error {
 }
 
 func (pl *pgLedger) closeSessions() {
+	pl.clean = nil // what the rows hold is known again only after a reset
 	for _, sess := range pl.sessions {
 		sess.conn.Close(context.Background())
 	}
@@ -373,7 +374,7 @@ func (lg Ledger) acquire(ctx context.Context, tmpl *ledgerImage) (*ledger, error
 	// The release of the run before reset the ledger to its template, off
 	// the critical path: most runs on a ledger take the template the run
 	// before took.
-	if pl.clean != tmpl {
+	if pl.clean != tmpl || pl.monitor == nil || pl.monitor.conn.IsClosed() {
 		if err := pl.reset(ctx, tmpl); err != nil {
 			pl.closeSessions() // a broken connection is not reused
 			lg.Postgres.free <- pl

@@ -71,3 +71,40 @@ func TestPostgresLedger_ACancelledRunEndsItsStatementBeforeTheReset(t *testing.T
 		t.Errorf("the next run starts with %s rows in processed_messages, its template %s", n, want)
 	}
 }
+
+// TestPostgresLedger_AFailedResetIsRedoneByTheNextRun: an acquire whose
+// reset fails (its context already cancelled: a parallel check's later
+// subtree) closes the ledger's sessions, the monitor among them. The next
+// run on the ledger, with the template the ledger last held, skipped its
+// reset, found no monitor and panicked asking pg_blocking_pids (seen in
+// CI). It must reset, and run as on a fresh ledger.
+func TestPostgresLedger_AFailedResetIsRedoneByTheNextRun(t *testing.T) {
+	pg := testPostgresLedgers(t, 1)
+	lg, _ := ParseLedger("postgres-rc", pg)
+	race := Request{Scenario: "concurrent-duplicate", Handlers: []string{"dedupe-tx"}, Ledger: lg,
+		Script: "start msg-1 on A; start msg-1 on B; step A 2; step B 2; finish A; finish B"}
+	want, err := Run(context.Background(), race)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := LookupScenario("lost-ack")
+	tmpl, err := other.template()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 50 { // acquire takes the free ledger or meets its cancelled context, at random
+		if l, err := lg.acquire(cancelled, tmpl); err == nil {
+			l.pg.release()
+		}
+	}
+	pg.cleaning.Wait()
+	got, err := Run(context.Background(), race)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := string(mustJSON(t, want)), string(mustJSON(t, got)); a != b {
+		t.Errorf("after a failed reset the race ran differently:\n%s\nwant:\n%s", b, a)
+	}
+}

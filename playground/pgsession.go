@@ -215,6 +215,9 @@ func (pl *pgLedger) waitsHoldingNothing(sess *pgSession) bool {
 }
 
 func (pl *pgLedger) blockingPIDs(pid uint32) ([]uint32, error) {
+	if pl.monitor == nil || pl.monitor.conn.IsClosed() {
+		return nil, fmt.Errorf("ledger %s: its monitor session is closed", pl.schema)
+	}
 	rr := pl.monitor.conn.ExecParams(pl.ctx, "SELECT unnest(pg_blocking_pids($1))", [][]byte{[]byte(strconv.FormatUint(uint64(pid), 10))}, []uint32{23}, nil, nil)
 	var out []uint32
 	for rr.NextRow() {
