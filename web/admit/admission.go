@@ -243,6 +243,9 @@ func (a *Admission) compute(ctx context.Context, key string, form AnswerForm, ge
 	ctx, cancel := context.WithTimeout(ctx, b.Wall+time.Second) // the budget's wall clock stops it first
 	defer cancel()
 	f.out, f.err = compute(ctx, &b, form)
+	if f.err == nil && f.out == nil {
+		f.err = fmt.Errorf("computing %s: no answer and no error", english.Truncate(key, 200))
+	}
 	var be *playground.BudgetError
 	switch {
 	case errors.As(f.err, &be) && be.Limit == playground.LimitWall:

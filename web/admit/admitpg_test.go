@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"testing"
 
@@ -12,8 +13,8 @@ import (
 	"idemlab/web/site"
 )
 
-// A learner's allowed SQL that runs past the run's time on PostgreSQL (a
-// join without a condition) is the learner's limit: the computation gets a
+// A learner's allowed SQL that runs past the run's time on PostgreSQL (eight
+// ten-row lists joined without a condition) is the learner's limit: the computation gets a
 // BudgetError it renders as a 422 in place, charged to the client, never
 // the bare "context deadline exceeded" that was a 500.
 func TestAdmission_SlowPostgresSQLIsTheLearners422(t *testing.T) {
@@ -25,9 +26,9 @@ func TestAdmission_SlowPostgresSQLIsTheLearners422(t *testing.T) {
 	}
 	defer pg.Close()
 	h, err := playground.ParseHandler("mine", "@on credit\n"+
-		"SELECT count(*) FROM accounts a1, accounts a2, accounts a3, accounts a4, accounts a5, accounts a6, accounts a7, "+
-		"accounts a8, accounts a9, accounts a10, accounts a11, accounts a12, accounts a13, accounts a14;\n"+
-		"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\n")
+		"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id AND EXISTS (SELECT 1 FROM "+
+		"(VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) a, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) b, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) c, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) d, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) e, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) f, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) g, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) h "+
+		"WHERE a.column1 + b.column1 + c.column1 + d.column1 + e.column1 + f.column1 + g.column1 + h.column1 < 0);\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +38,9 @@ func TestAdmission_SlowPostgresSQLIsTheLearners422(t *testing.T) {
 	out, _, err := a.Run(ctx, "slow-pg", false, func(ctx context.Context, budget *playground.Budget, form AnswerForm) (*Output, error) {
 		_, err := playground.Run(ctx, playground.Request{Scenario: "lost-ack", Handlers: []string{}, Custom: []*playground.Handler{h},
 			Budget: budget, Ledger: playground.Ledger{Postgres: pg, Isolation: playground.IsolationReadCommitted}})
+		if err == nil {
+			return nil, errors.New("the run ended without meeting a limit")
+		}
 		limit, msg, ok := BudgetMessage(err, a.RenderCap)
 		if !ok {
 			return nil, err
