@@ -94,7 +94,7 @@ func TestCIRun_BuildsLikeTheDockerfile(t *testing.T) {
 		}
 	}
 	ci := readRepoFile(t, ".ci/run")
-	for _, want := range []string{"set -euo pipefail", "go tool templ generate", "gofmt -l", "go vet ./...", "export IDEMLAB_REQUIRE_BROWSER=1", "go test -race -count=1", `bash -c "$readme_test"`,
+	for _, want := range []string{"set -euo pipefail", "go tool templ generate", "gofmt -l", "go vet ./...", "export IDEMLAB_REQUIRE_BROWSER=1", "go test -race -short -count=1", `bash -c "$readme_test"`,
 		`eval "$(.ci/postgres start`, "export IDEMLAB_REQUIRE_POSTGRES=1", `.ci/postgres stop "$pgdir"`} {
 		if !strings.Contains(ci, want) {
 			t.Errorf(".ci/run lacks %q", want)
