@@ -2,6 +2,11 @@
 
 package web
 
+import (
+	"idemlab/web/admit"
+	"idemlab/web/exercise"
+)
+
 // raceSlowdown: the race detector makes SQLite several times slower, so
 // the limits that are measured in CPU or wall time (a check's deadline, a
 // run's token cost) are scaled in race builds of the tests; without the
@@ -9,8 +14,9 @@ package web
 const raceSlowdown = 10
 
 func init() {
-	admissionCostUnit *= raceSlowdown
-	exerciseCheckTimeout *= raceSlowdown
+	admit.AdmissionCostUnit *= raceSlowdown
+	admit.CheckCostUnit *= raceSlowdown
+	exercise.ExerciseCheckTimeout *= raceSlowdown
 }
 
 // raceEnabled: the tests run with -race; the longest ones check a sample.
