@@ -2,8 +2,10 @@ package playground
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -29,17 +31,25 @@ import (
 // advisory locks take another (pgLedger.lockNumber).
 const pgPrefixLockKey int32 = 0x1de31ab
 
+// prefixWait is how long a start waits for a prefix's lock before it holds
+// the prefix to be a live server's.
+const prefixWait = 3 * time.Second
+
 // claimPrefix takes prefix's lock on owner, a session the pool keeps open
 // for its life, then drops what a dead holder of the prefix left.
 func claimPrefix(ctx context.Context, owner *pgconn.PgConn, prefix string) error {
 	// The prefix is checked (letters, digits, '_') before it reaches SQL.
-	res, err := owner.Exec(ctx, fmt.Sprintf(`SET idle_session_timeout = 0;
-SELECT pg_try_advisory_lock(%d, hashtext('%s'))`, pgPrefixLockKey, prefix)).ReadAll()
+	// The lock is waited for, briefly: a holder that has just died (a
+	// restart right after a kill, a closed connection) holds it until its
+	// backend has exited, which the server learns a moment after the client.
+	_, err := owner.Exec(ctx, fmt.Sprintf(`SET idle_session_timeout = 0; SET lock_timeout = '%dms';
+SELECT pg_advisory_lock(%d, hashtext('%s'));
+RESET lock_timeout`, prefixWait.Milliseconds(), pgPrefixLockKey, prefix)).ReadAll()
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "55P03" {
+		return fmt.Errorf("ledger pool: prefix %q is in use by another live server on this database; give each server its own prefix (serve -ledger-prefix)", prefix)
+	}
 	if err != nil {
 		return fmt.Errorf("ledger pool %s: %w", prefix, err)
-	}
-	if len(res) != 2 || len(res[1].Rows) != 1 || string(res[1].Rows[0][0]) != "t" {
-		return fmt.Errorf("ledger pool: prefix %q is in use by another live server on this database; give each server its own prefix (serve -ledger-prefix)", prefix)
 	}
 	stale, err := owner.Exec(ctx, fmt.Sprintf(`SELECT rolname FROM pg_roles WHERE rolname ~ '^%[1]s_[0-9]+$'
 UNION SELECT nspname FROM pg_namespace WHERE nspname ~ '^%[1]s_[0-9]+$' ORDER BY 1`, prefix)).ReadAll()
