@@ -274,7 +274,7 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
 // servePage writes a pre-rendered page. Pages change when the lessons folder
 // does, so browsers revalidate them (cheaply, by ETag).
 func servePage(w http.ResponseWriter, r *http.Request, p *site.Payload) {
-	site.WriteBody(w, r, http.StatusOK, site.HtmlContentType, site.Revalidate, p)
+	site.WriteBody(w, r, http.StatusOK, site.HTMLContentType, site.Revalidate, p)
 }
 
 // ----- Errors -----
@@ -311,7 +311,7 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	r = r.WithContext(context.WithoutCancel(r.Context()))
 	if renderErr := site.WriteHTML(w, r, e.Status, site.NoStore, layout, s.errorContent(cur.view, view)); renderErr != nil {
 		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.Status, "err", renderErr)
-		site.WriteBody(w, r, http.StatusInternalServerError, site.HtmlContentType, site.NoStore, s.fallback)
+		site.WriteBody(w, r, http.StatusInternalServerError, site.HTMLContentType, site.NoStore, s.fallback)
 	}
 }
 
