@@ -234,7 +234,7 @@ func drawNavLink(m *Markup, l *actionLink, glyph string) {
 // pgVerdicts are the verdicts and the first divergence: on a phone they
 // stick under the header while the controls below them are used.
 func pgVerdicts(pv *View) templ.Component {
-	return MarkupComponent(func(m *Markup) { drawVerdicts(m, pv) })
+	return markupComponent(func(m *Markup) { drawVerdicts(m, pv) })
 }
 
 func drawVerdicts(m *Markup, pv *View) {
@@ -524,7 +524,7 @@ func drawMore(ctx context.Context, m *Markup, pv *View, i int) error {
 
 // pgHidden is a GET form's state: a hidden input per field.
 func pgHidden(fields []playurl.Field) templ.Component {
-	return MarkupComponent(func(m *Markup) { drawHidden(m, fields) })
+	return markupComponent(func(m *Markup) { drawHidden(m, fields) })
 }
 
 func drawHidden(m *Markup, fields []playurl.Field) {
