@@ -514,7 +514,7 @@ func (s *Server) admitRequest(r *http.Request) (context.Context, error) {
 	if ok, retry := s.limiter.Take(client, 1); !ok {
 		s.metrics.Refused("rate")
 		return ctx, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
-			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+			Message: "You have run a lot of playgrounds and checks in a short time, so this one waits its turn. Try again in " + english.Plural(retry, "second", "seconds") + "."}
 	}
 	return ctx, nil
 }
