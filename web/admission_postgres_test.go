@@ -149,7 +149,8 @@ func TestLedgerGate_Metrics(t *testing.T) {
 // ledgers free at once past its first: with every ledger taken by runs it
 // gets the checker's busy answer (the handler kept, Retry-After), counted
 // as postgres-busy; with one taken it runs on two of the four, so that
-// another learner's run on PostgreSQL meanwhile finds the fourth at once.
+// another learner's run on PostgreSQL meanwhile finds the fourth at once,
+// while its own client's second check is refused.
 func TestLedgerGate_ACheckTakesItsShareOfThePool(t *testing.T) {
 	s := exercisePostgresServer(t)
 	s.ledgerGate.QueueWait = 10 * time.Millisecond
@@ -190,6 +191,15 @@ func TestLedgerGate_ACheckTakesItsShareOfThePool(t *testing.T) {
 		t.Errorf("another run while the check holds its share of the pool: %v; want a ledger at once", err)
 	} else {
 		other()
+	}
+	// The same client's second check, on PostgreSQL or SQLite, is refused
+	// at once: one check at a time.
+	for _, ledger := range []string{"postgres-rr", "sqlite"} {
+		second := url.Values{"exercise": {"race-check-then-insert"}, "handler": {form.Get("handler")}, "ledger": {ledger}}
+		resp := postForm(t, h, "/api/v1/check", second)
+		if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "You already have a check running") {
+			t.Errorf("the client's second check (%s) while its first runs: %d %s; want 429 saying its check runs", ledger, resp.StatusCode, b)
+		}
 	}
 	resp = <-checkDone
 	var got struct {
