@@ -423,6 +423,7 @@ func TestCheck_CrossOriginPostIsRefused(t *testing.T) {
 
 func TestCheck_BusyAnswers429(t *testing.T) {
 	s := exerciseServer(t)
+	s.adm.QueueWait = 10 * time.Millisecond // a check waits this long for a slot
 	ex := newExerciseChecker(s, 1)
 	api, form := s.handle(ex.ServeCheckAPI), s.handle(ex.ServeCheckForm)
 	spec := builtinExercise(t, "dedupe-credit")

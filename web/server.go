@@ -481,7 +481,8 @@ func newExerciseChecker(s *Server, concurrency int) *exercise.Checker {
 		Ledgers:     s.ledgers,
 		LedgerGate:  s.ledgerGate,
 		Metrics:     s.metrics,
-		AdmitClient: s.admitClient,
+		Admission:   s.adm,
+		Admit:       s.admitRequest,
 		RecordCheck: func(r *http.Request, c workshop.Check) { s.ws.RecordCheck(r, c) },
 	}, concurrency)
 }
@@ -497,13 +498,25 @@ func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 
 // admitClient takes a token from the request's client, or refuses it.
 func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.ClientOf(s.ws.WithSeat(r)) // a room's seat has its own share (workshopweb/record.go)
+	ctx, err := s.admitRequest(r)
+	return admit.ClientFrom(ctx), err
+}
+
+// admitRequest takes a token from the request's client, or refuses it;
+// its context names the client (admit.RateLimiter.WithClient), so that the
+// work it starts is held to that client's shares and charged to it. In a
+// room the client is the seat, checked against the store
+// (workshopweb/record.go): a class behind one address is as many clients
+// as seats.
+func (s *Server) admitRequest(r *http.Request) (context.Context, error) {
+	ctx := s.limiter.WithClient(s.ws.WithSeat(r))
+	client := admit.ClientFrom(ctx)
 	if ok, retry := s.limiter.Take(client, 1); !ok {
 		s.metrics.Refused("rate")
-		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
-			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+		return ctx, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: "You have run a lot of playgrounds and checks in a short time, so this one waits its turn. Try again in " + english.Plural(retry, "second", "seconds") + "."}
 	}
-	return client, nil
+	return ctx, nil
 }
 
 // ----- A lesson's block with its own state -----

@@ -50,6 +50,8 @@ type State struct {
 	secure bool
 	gate   *workshop.InstructorGate
 	seats  seatCache // verified seats (workshop_record.go)
+	// streams counts the live streams open, by seat, room and address (limits.go).
+	streams streamCaps
 }
 
 func NewState(cfg *Config, publicURL string) (*State, error) {
