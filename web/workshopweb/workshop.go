@@ -49,7 +49,6 @@ type State struct {
 	joins  *admit.RateLimiter
 	secure bool
 	gate   *workshop.InstructorGate
-	seats  seatCache // verified seats (workshop_record.go)
 }
 
 func NewState(cfg *Config, publicURL string) (*State, error) {
