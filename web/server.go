@@ -334,7 +334,7 @@ func (s *Server) sameSiteReferer(r *http.Request) string {
 	if err != nil || ref.Host != r.Host || !strings.HasPrefix(ref.Path, "/") || strings.HasPrefix(ref.Path, "//") {
 		return ""
 	}
-	if ref.RequestURI() == s.base+r.URL.RequestURI() {
+	if r.Method == http.MethodGet && ref.RequestURI() == s.base+r.URL.RequestURI() {
 		return "" // the same page: "try again" is the way
 	}
 	return ref.RequestURI()

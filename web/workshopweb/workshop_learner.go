@@ -4,7 +4,6 @@ import (
 	"errors"
 	"idemlab/web/site"
 	"net/http"
-	"strconv"
 	"time"
 
 	"idemlab/workshop"
@@ -34,8 +33,8 @@ func (s *Pages) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	client := s.Limiter.ClientOf(r)
 	if ok, retry := ws.joins.Take(client, 0); !ok { // a token left, none taken: only wrong codes cost
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
+		return &site.Error{Status: http.StatusTooManyRequests, Field: "code", RetryAfter: retry,
+			Message: "Too many wrong codes from this address; wait a minute and try again."}
 	}
 	if err := parseForm(w, r); err != nil {
 		return err
