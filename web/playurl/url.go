@@ -406,6 +406,12 @@ func SharedQuery(text string) (string, error) {
 	return place.Query(s), nil
 }
 
+// SharedHref opens in the full-size playground a state SharedQuery wrote
+// (a learner's failed check, kept by the workshop): its site path.
+func SharedHref(query string) string {
+	return "/playground?" + strings.TrimPrefix(query, "?")
+}
+
 // ScenarioHref is the site path of the full-size playground of a scenario
 // at its start, as the scenario picker links it: the scenario alone, which
 // the page fills with the scenario's defaults.
