@@ -640,31 +640,9 @@
     });
   }
 
-  // Every playground's "Ledgers" and "Controls" regions get the block's
-  // name, so that a page of several has landmarks a screen reader can tell
-  // apart (axe: landmark-unique). The markup could say it; until then the
-  // title of the figure, and its number when titles repeat.
-  function pgNameRegions(fig) {
-    var title = document.getElementById(fig.id + "-title");
-    var name = title ? title.textContent.trim() : fig.id;
-    var same = Array.prototype.filter.call(document.querySelectorAll("[data-pg]"), function (f) {
-      var t = document.getElementById(f.id + "-title");
-      return (t ? t.textContent.trim() : f.id) === name;
-    });
-    if (same.length > 1) {
-      name += " (" + (same.indexOf(fig) + 1) + " of " + same.length + ")";
-    }
-    fig.querySelectorAll("section.pg-ledgers[aria-label], section.pg-controls[aria-label]").forEach(function (section) {
-      var base = section.getAttribute("data-base-label") || section.getAttribute("aria-label");
-      section.setAttribute("data-base-label", base);
-      section.setAttribute("aria-label", base + ": " + name);
-    });
-  }
-
   var pgLoading = false;
 
   function enhancePlayground(fig, swapped) {
-    pgNameRegions(fig);
     pgPredictGate(fig);
     pgGoalsKeep(fig);
     if (!pgLoading) {

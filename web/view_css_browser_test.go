@@ -192,7 +192,8 @@ func TestAxe_ScrollableRegionsAndDarkLineNumbers(t *testing.T) {
 
 // TestAxe_PlaygroundLandmarksUnique: on a lesson with three playgrounds
 // each one's Ledgers and Controls regions have a name of their own, after
-// a swap too.
+// a swap too, and in the server's markup (without JavaScript), named by
+// the block.
 func TestAxe_PlaygroundLandmarksUnique(t *testing.T) {
 	src := axeSource(t)
 	ctx := browsertest.New(t)
@@ -206,5 +207,24 @@ func TestAxe_PlaygroundLandmarksUnique(t *testing.T) {
 	waitAt(t, ctx, "pg-2", "0")
 	for _, v := range axeRules(t, ctx, src, "landmark-unique") {
 		t.Errorf("after a swap: %s", v)
+	}
+
+	noJS := browsertest.New(t)
+	run(t, noJS, browsertest.DisableJavaScript(), chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/lessons/"+lostAckSlug))
+	waitFor(t, noJS, `#pg-3`)
+	// axe's promise cannot settle with scripts off: the rule's test, by hand.
+	labels := eval[[]string](t, noJS, `[...document.querySelectorAll("[data-pg] section[aria-label]")].map(s => s.getAttribute("aria-label"))`)
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if seen[l] {
+			t.Errorf("without JavaScript two playground regions are both named %q", l)
+		}
+		seen[l] = true
+	}
+	if len(labels) < 6 {
+		t.Errorf("without JavaScript the page's playgrounds name %d regions, want Ledgers and Controls for each of 3: %q", len(labels), labels)
+	}
+	if got := eval[string](t, noJS, `document.querySelector('#pg-2 [data-testid="pg-ledgers"]').getAttribute("aria-label")`); !strings.HasPrefix(got, "Ledgers, playground 2: ") {
+		t.Errorf("pg-2's ledgers are named %q, want them named by the block", got)
 	}
 }
