@@ -850,7 +850,7 @@ func exerciseError(ev *ExerciseView, e *playground.HandlerError) templ.Component
 			return templ_7745c5c3_Err
 		}
 		if e.Line > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "<div class=\"exercise-source\" aria-label=\"Your handler, as checked\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "<div class=\"exercise-source\" role=\"group\" tabindex=\"0\" aria-label=\"Your handler, as checked, scrollable\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
