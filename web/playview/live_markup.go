@@ -115,7 +115,11 @@ func drawLivePlayground(ctx context.Context, m *Markup, pv *View) error {
 	if pv.state.Panels.Has(playurl.PanelSteps) {
 		drawStepList(m, pv)
 	}
-	m.Raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce>`)
+	m.Raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce`)
+	if pv.hiddenVerdicts != "" {
+		m.Attr("data-verdicts", pv.hiddenVerdicts)
+	}
+	m.Raw(`>`)
 	m.Text(pv.announce)
 	m.Raw(`</p>`)
 	if c := pv.caption(); c != "" {
