@@ -143,7 +143,8 @@ type job struct {
 	leaseEnd     int64
 	leaseExpired bool
 	filterDone   bool
-	retries      int  // @retry-on serialization_failure retries so far
+	retries      int  // @retry-on retries so far (retry.go)
+	backoff      bool // the retry after SQLITE_BUSY waits for the write lock (retry.go)
 	batch        bool // a record of a polled batch (offsets.go): no ack
 }
 
