@@ -218,6 +218,11 @@ type Step struct {
 	// order's state, a shipment) on behalf of Message. Not in the JSON:
 	// the changes say it.
 	Effect bool `json:"-"`
+	// applied: this step's commit put another application of Message's
+	// effect in the ledger, by the per-message account (accounting.go): a
+	// stale absolute balance written again changes a figure (Effect)
+	// without applying anything twice. HandlerTrace.EffectSteps counts it.
+	applied bool
 }
 
 // Arg is a bound parameter value.
