@@ -302,3 +302,52 @@ func TestRetry_BusyCodesMatchARealWALFile(t *testing.T) {
 		})
 	}
 }
+
+// TestRetry_BuiltinsThatCanMeetBusySaySo: on SQLite only a deferred
+// transaction that reads before its first write can have SQLITE_BUSY or
+// SQLITE_BUSY_SNAPSHOT reach its handler (every other wait is SQLite's
+// busy handler's); a built-in handler with such a transaction declares
+// @retry-on busy or conflict. (None has one today: each writes first,
+// which takes the lock before it reads. TestLocking_DifferentialAgainstWALFiles
+// checks the same of their runs.)
+func TestRetry_BuiltinsThatCanMeetBusySaySo(t *testing.T) {
+	readsBeforeWriting := func(h *Handler) bool {
+		for _, stmts := range h.sections {
+			inTx, read, wrote := false, false, false
+			for _, st := range stmts {
+				switch {
+				case st.Verb == "BEGIN":
+					inTx, read, wrote = !st.Immediate, false, false
+				case isTxEnd(st.Verb):
+					inTx = false
+				case !inTx || st.Call != nil:
+				case st.isQuery():
+					read = read || !wrote
+				default:
+					if read && !wrote {
+						return true
+					}
+					wrote = true
+				}
+			}
+		}
+		return false
+	}
+	if !readsBeforeWriting(mustParse(t, lookupInTx)) || readsBeforeWriting(mustParse(t, "@on credit\nBEGIN IMMEDIATE;\nSELECT 1 FROM accounts;\nUPDATE accounts SET balance = 1;\nCOMMIT;\n")) {
+		t.Fatal("the rule does not tell a read-then-write transaction")
+	}
+	for _, h := range Handlers() {
+		if _, ok := h.retriesOn(RetryBusy); readsBeforeWriting(h) && !ok {
+			t.Errorf("%s reads before it writes in a deferred transaction: SQLITE_BUSY can reach it, and it does not declare @retry-on busy", h.Name)
+		}
+	}
+}
+
+func mustParse(t *testing.T, src string) *Handler {
+	t.Helper()
+	h, err := ParseHandler("mine", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

@@ -339,6 +339,11 @@ func TestLocking_DifferentialAgainstWALFiles(t *testing.T) {
 			if strings.HasPrefix(st.Note, "@retry-on") {
 				retries++
 			}
+			if len(req.Handlers) > 0 && st.Kind == StepSQL && strings.HasPrefix(st.Error, "database is locked") {
+				if _, declared := builtinHandlers[ht.Name].retriesOn(RetryBusy); !declared {
+					t.Errorf("case %d: built-in %s meets %s in its handler without @retry-on busy", i, ht.Name, st.Error)
+				}
+			}
 		}
 		ref := newWALReference(t, sc)
 		label := fmt.Sprintf("case %d, %s × %s, %q", i, sc.Name, ht.Name, req.Script)
