@@ -104,7 +104,9 @@
 //	replay                        every message published so far is delivered again, in order, to the first idle worker, each as a new copy
 //	prune [older-than T]          delete processed_messages rows older than T ticks (default Settings.RetentionTicks)
 //	advance T                     the clock moves T ticks on
-//	poll [crash-at OFFSET]        partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	poll [timer-at OFFSET] [crash-at OFFSET]
+//	                              partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	                              timer-at fires an auto-commit timer just before its handler runs on the record at OFFSET;
 //	                              crash-at kills it just before its handler runs on the record at OFFSET
 //	rebalance [to W]              partition scenarios: the group assigns the partition to W (default: the next worker), which seeks
 //
@@ -154,9 +156,11 @@
 //	@retry-on serialization_failure
 //	                    on a PostgreSQL ledger, a transaction that fails with 40001 or 40P01
 //	                    rolls back and runs again from its BEGIN (else: no ack)
-//	@offsets STYLE      in a partition scenario: auto-commit (commit a batch's offsets when it is handed over),
-//	                    commit-after (commit once the batch is handled; the default) or stored (commit nothing
-//	                    to the group, seek to next_offset in consumer_offsets); elsewhere it changes nothing
+//	@offsets STYLE      in a partition scenario: auto-commit-poll (the Java consumer: each poll commits what
+//	                    earlier polls returned), auto-commit-timer (a timer, placed by poll's timer-at, commits
+//	                    everything handed out: librdkafka, franz-go's GreedyAutoCommit), commit-after (commit
+//	                    once the batch is handled; the default) or stored (commit nothing to the group, seek to
+//	                    next_offset in consumer_offsets); elsewhere it changes nothing
 //
 // Stopping rolls back an open transaction. Statements may be SELECT, INSERT,
 // UPDATE, DELETE, REPLACE, BEGIN, COMMIT (END) and ROLLBACK; a section must
