@@ -40,7 +40,9 @@ import (
 //     batch, and a crash later in the batch then loses the records it did
 //     not handle. Both auto-commit styles also commit the position when a
 //     live owner's partition is revoked in a rebalance (the Java consumer
-//     before it rejoins, librdkafka on unassign, franz-go's default revoke).
+//     before it rejoins, librdkafka when it unassigns, franz-go's default
+//     revoke under GreedyAutoCommit; franz-go's default mode commits only
+//     the polls before the last one there, and so repeats the last batch).
 //     commit-after (the default) commits the batch's end once every record
 //     of it is handled; stored commits nothing to the group: the handler
 //     writes next_offset in the transaction of the effect.
@@ -508,7 +510,11 @@ func (s *sim) rebalance(ev Event) error {
 	}
 	s.record(Step{Kind: StepRebalance, Worker: to.name, Note: note})
 	if prev != nil && autoCommits(p.style) && p.position > p.committed && p.position > 0 {
-		s.commitOffset(prev, p.position, fmt.Sprintf("%s commits offset %d as %s is revoked: with auto-commit on, a consumer commits its position before it gives a partition up (the Java consumer before it rejoins, librdkafka on unassign, franz-go in its default revoke)", prev.name, p.position, p.cfg.Name))
+		who := "the Java consumer commits before it rejoins the group"
+		if p.style == OffsetsAutoCommitTimer {
+			who = "librdkafka commits the partitions it unassigns; franz-go's default revoke commits everything polled under GreedyAutoCommit"
+		}
+		s.commitOffset(prev, p.position, fmt.Sprintf("%s commits offset %d as %s is revoked: with auto-commit on, a consumer commits its position before it gives a partition up (%s)", prev.name, p.position, p.cfg.Name, who))
 	}
 	p.owner, p.position = to, -1
 	return s.seek(to)

@@ -537,3 +537,37 @@ func TestOffsets_AutoCommitNameSaysWhatItBecame(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsets_AutoCommitCommitsOnRevoke: a live owner whose partition is
+// revoked in a rebalance commits its position first when auto-commit is on
+// (the Java consumer before it rejoins, librdkafka when it unassigns,
+// franz-go's default revoke under GreedyAutoCommit), so the next owner repeats nothing; commit-after has
+// committed the finished batch itself; a crashed owner commits nothing.
+func TestOffsets_AutoCommitCommitsOnRevoke(t *testing.T) {
+	for _, handler := range []string{"auto-commit-poll", "auto-commit-timer"} {
+		ht := runPartition(t, handler, "poll; rebalance to B; poll")
+		if !slicesHaveNote(ht.Steps, "A commits offset 3 as payments-0 is revoked: with auto-commit on, a consumer commits its position before it gives a partition up ("+map[string]string{
+			"auto-commit-poll":  "the Java consumer commits before it rejoins the group",
+			"auto-commit-timer": "librdkafka commits the partitions it unassigns; franz-go's default revoke commits everything polled under GreedyAutoCommit"}[handler]+")") ||
+			!slicesHaveNote(ht.Steps, "B starts at offset 3, the group's committed offset for payments-0") || len(ht.Violations) != 0 {
+			t.Errorf("%s: no commit on revoke, or B does not start at 3: %v", handler, violationsOf(ht))
+		}
+		ht = runPartition(t, handler, "poll; crash A; rebalance to B; poll")
+		if !slicesHaveNote(ht.Steps, "the group has no committed offset for payments-0: B starts at offset 0 (auto.offset.reset=earliest)") {
+			t.Errorf("%s: a crashed owner committed on its way out", handler)
+		}
+	}
+}
+
+// TestParseScript_PollWordsInAnyOrder: timer-at and crash-at may come in
+// either order; the canonical text puts the timer first.
+func TestParseScript_PollWordsInAnyOrder(t *testing.T) {
+	s, err := ParseScript("poll crash-at 2 timer-at 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Event{Kind: EventPoll, Fault: FaultCrashAt, N: 2, Timer: true, TimerAt: 1}
+	if !reflect.DeepEqual(s.Events, []Event{want}) || s.String() != "poll timer-at 1 crash-at 2" {
+		t.Errorf("parsed %+v, printed %q", s.Events, s.String())
+	}
+}
