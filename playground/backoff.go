@@ -179,5 +179,5 @@ func (s *sim) outageRefusal() string {
 	if o == nil || s.now >= o.UntilTick {
 		return ""
 	}
-	return fmt.Sprintf("the provider answers 503 Service Unavailable: it is down until tick %d", o.UntilTick)
+	return fmt.Sprintf("503 Service Unavailable: the provider is down until tick %d", o.UntilTick)
 }
