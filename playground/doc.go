@@ -68,12 +68,18 @@
 // files, and compares every outcome.
 //
 // The clock is in ticks (Scenario.TickUnit says what a tick stands for) and
-// only moves on "advance T" and when a redelivery waits for a lease to end;
+// only moves on "advance T" and when a redelivery waits for a lease (or a
+// backoff) to end;
 // statements take no time, so every handler sees the same clock. A delivery
 // leases the message for Settings.LeaseTicks; an ack after the lease ended
 // (or after "expire") is refused, and the broker may deliver the message
 // again. After Settings.MaxDeliveries deliveries of one copy the message is
-// dead-lettered.
+// dead-lettered. With Settings.Backoff (backoff.go) a failed handler gives
+// the copy back at once and the broker holds it back for a delay that grows
+// with its failed deliveries (immediate, fixed, exponential up to a cap,
+// with seeded jitter); a lapsed lease adds the same delay after its end,
+// and a delivery of a copy still held back first moves the clock to the
+// end of its delay.
 //
 // Each publish (and each message a replay sends again) is a broker record
 // of its own, a copy, as a retried webhook is: its own deliveries, lease

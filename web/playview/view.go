@@ -452,6 +452,7 @@ var messageStatus = map[string]string{
 	playground.StepCrash:        "unacked: its worker crashed",
 	playground.StepLeaseExpired: "lease expired: may be delivered again",
 	playground.StepDeadLetter:   "dead-lettered",
+	playground.StepBackoff:      "failed: held back until its redelivery delay ends",
 }
 
 // brokerStatus lays out the broker's state at the cursor: each message as
