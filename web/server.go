@@ -277,7 +277,7 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
 // servePage writes a pre-rendered page. Pages change when the lessons folder
 // does, so browsers revalidate them (cheaply, by ETag).
 func servePage(w http.ResponseWriter, r *http.Request, p *site.Payload) {
-	site.WriteBody(w, r, http.StatusOK, site.HtmlContentType, site.Revalidate, p)
+	site.WriteBody(w, r, http.StatusOK, site.HTMLContentType, site.Revalidate, p)
 }
 
 // ----- Errors -----
@@ -323,7 +323,7 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	r = r.WithContext(context.WithoutCancel(r.Context()))
 	if renderErr := site.WriteHTML(w, r, e.Status, site.NoStore, layout, s.errorContent(cur.view, view)); renderErr != nil {
 		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.Status, "err", renderErr)
-		site.WriteBody(w, r, http.StatusInternalServerError, site.HtmlContentType, site.NoStore, s.fallback)
+		site.WriteBody(w, r, http.StatusInternalServerError, site.HTMLContentType, site.NoStore, s.fallback)
 	}
 }
 
@@ -506,7 +506,8 @@ func newExerciseChecker(s *Server, concurrency int) *exercise.Checker {
 		Ledgers:     s.ledgers,
 		LedgerGate:  s.ledgerGate,
 		Metrics:     s.metrics,
-		AdmitClient: s.admitClient,
+		Admission:   s.adm,
+		Admit:       s.admitRequest,
 		RecordCheck: func(r *http.Request, c workshop.Check) { s.ws.RecordCheck(r, c) },
 	}, concurrency)
 }
@@ -522,13 +523,25 @@ func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 
 // admitClient takes a token from the request's client, or refuses it.
 func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.ClientOf(r) // a room's seat has its own share (limiter.Seats, workshopweb/record.go)
+	ctx, err := s.admitRequest(r)
+	return admit.ClientFrom(ctx), err
+}
+
+// admitRequest takes a token from the request's client, or refuses it;
+// its context names the client (admit.RateLimiter.WithClient), so that the
+// work it starts is held to that client's shares and charged to it. In a
+// room the client is the seat, checked against the store (the limiter's
+// Seats, shared with workshopweb/record.go): a class behind one address is
+// as many clients as seats.
+func (s *Server) admitRequest(r *http.Request) (context.Context, error) {
+	ctx := s.limiter.WithClient(r)
+	client := admit.ClientFrom(ctx)
 	if ok, retry := s.limiter.Take(client, 1); !ok {
 		s.metrics.Refused("rate")
-		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
-			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+		return ctx, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: "You have run a lot of playgrounds and checks in a short time, so this one waits its turn. Try again in " + english.Plural(retry, "second", "seconds") + "."}
 	}
-	return client, nil
+	return ctx, nil
 }
 
 // ----- A lesson's block with its own state -----

@@ -49,6 +49,8 @@ type State struct {
 	joins  *admit.RateLimiter
 	secure bool
 	gate   *workshop.InstructorGate
+	// streams counts the live streams open, by seat, room and address (limits.go).
+	streams streamCaps
 }
 
 func NewState(cfg *Config, publicURL string) (*State, error) {

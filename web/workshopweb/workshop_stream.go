@@ -122,6 +122,11 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := ws.streams.take("instructor of room "+strconv.FormatInt(room.ID, 10), room.ID, s.Limiter.AddressOf(r)) // limits.go
+	if err != nil {
+		return err
+	}
+	defer release()
 	offset, err := pageOffset(r)
 	if err != nil {
 		return err
@@ -306,6 +311,11 @@ func (s *Pages) serveLearnerStream(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	release, err := ws.streams.take("learner "+strconv.FormatInt(l.ID, 10), room.ID, s.Limiter.AddressOf(r)) // limits.go
+	if err != nil {
+		return err
+	}
+	defer release()
 	defer ws.svc.Connect(l.ID)() // the learner is online while a page of theirs is open
 	after, ok, err := ResumeFrom(r)
 	if err != nil {
