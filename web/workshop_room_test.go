@@ -274,3 +274,31 @@ func TestWorkshop_RefusalPagesRetryThemselves(t *testing.T) {
 	}
 	_ = room
 }
+
+// While the workshop store is away, a learner's page is a 503 that says
+// so and loads itself again (Refresh) until the store is back.
+func TestWorkshop_StoreAwayPageRetriesItself(t *testing.T) {
+	var down *downStore
+	ws := newWorkshopSite(t, func(s workshop.Store) workshop.Store {
+		down = &downStore{Store: s}
+		return down
+	})
+	_, code := ws.createRoom(t, ws.instructor(t), "form-key-room-1")
+	ada := ws.join(t, code, "Ada")
+	down.down.Store(true)
+	resp := get(t, ada, ws.srv.URL+"/room")
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Refresh") == "" || resp.Header.Get("Refresh") != resp.Header.Get("Retry-After") {
+		t.Errorf("the store away: %d, Refresh %q, Retry-After %q; want 503 that loads itself again", resp.StatusCode, resp.Header.Get("Refresh"), resp.Header.Get("Retry-After"))
+	}
+	if got := doc.Find(`[data-testid="error-retry"]`).AttrOr("href", ""); got != "/room" {
+		t.Errorf("the 503's retry link: %q, want /room", got)
+	}
+	down.down.Store(false)
+	if resp := get(t, ada, ws.srv.URL+"/room"); resp.StatusCode != http.StatusOK {
+		t.Errorf("the store back: %d", resp.StatusCode)
+	}
+}
