@@ -293,44 +293,6 @@ func TestRun_ImpossibleEventsAreSkips(t *testing.T) {
 	}
 }
 
-// TestRun_BusyWorkerRollsBack: in WAL mode a transaction that has read and
-// then wants to write while another holds the write lock gets SQLITE_BUSY at
-// once; the worker that got it (not the lock holder) rolls back and retries.
-func TestRun_BusyWorkerRollsBack(t *testing.T) {
-	src := "@on credit\nBEGIN;\nSELECT balance FROM accounts WHERE id = :account_id;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
-	h, err := ParseHandler("read-then-write", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := Run(context.Background(), Request{Scenario: "concurrent-duplicate", Custom: []*Handler{h},
-		Script: "start msg-1 on A; start msg-1 on B; step A 2; step B 2; step A; step B; finish A; finish B"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ht := tr.Handlers[0]
-	var acks int
-	var blockedBy, rolledBack []string
-	for i, st := range ht.Steps {
-		switch st.Kind {
-		case StepBlocked:
-			blockedBy = append(blockedBy, st.Worker)
-			if !strings.Contains(st.Note, "cannot write") || i+1 >= len(ht.Steps) || ht.Steps[i+1].Kind != StepRollback {
-				t.Errorf("blocked step %d (%q) is not followed by its worker's rollback", st.Index, st.Note)
-			}
-		case StepRollback:
-			rolledBack = append(rolledBack, st.Worker)
-		case StepAck:
-			acks++
-		}
-	}
-	if len(blockedBy) == 0 || blockedBy[0] != "B" || len(rolledBack) == 0 || rolledBack[0] != "B" || acks != 2 {
-		t.Errorf("blocked %v, rolled back %v, acks %d; want B blocked and rolled back (A holds the lock), two acks", blockedBy, rolledBack, acks)
-	}
-	if ht.Verdict != VerdictDuplicate {
-		t.Errorf("verdict %s, want %s (two copies, no dedupe)", ht.Verdict, VerdictDuplicate)
-	}
-}
-
 func TestRun_Canceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
