@@ -275,7 +275,9 @@
 // of steps the event produced (the sequence diagram). Step kinds are the
 // Step* constants: deliver, sql, blocked, stop, filter-hit, ack, ack-lost,
 // ack-refused, crash, rollback, restart, abort, lease-expired,
-// dead-letter, prune, clock, skip, note; in a partition scenario also
+// dead-letter, prune, clock, skip, note; provider and email for CALL
+// statements; backoff when a broker with a redelivery backoff holds a
+// failed copy back; in a partition scenario also
 // poll, seek, offset-commit, rebalance and batch-done. A step's changes are the rows its
 // statement changed; inside a transaction they are "pending" (invisible to
 // other connections) until the COMMIT step lists them as "committed";
