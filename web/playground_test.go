@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"idemlab/web/admit"
 	"idemlab/web/playurl"
 	"idemlab/web/playview"
 	"idemlab/web/site"
@@ -502,7 +503,8 @@ func TestPlaygroundControls_EveryLinkWorks(t *testing.T) {
 // The budget: the playground page with its assets under 150 KB
 // over the wire, and nothing loaded from outside the server.
 func TestPlaygroundPage_WeightAndNothingExternal(t *testing.T) {
-	h := newTestServer(t, Config{}).Handler()
+	// One client opens every scenario: more than a share's burst.
+	h := newTestServer(t, Config{Share: admit.Share{PerSecond: 1000, Burst: 1000}}).Handler()
 	for _, sc := range playground.Scenarios() {
 		target := "/playground?scenario=" + sc.Name
 		total := 0
