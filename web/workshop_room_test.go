@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -300,5 +301,73 @@ func TestWorkshop_StoreAwayPageRetriesItself(t *testing.T) {
 	down.down.Store(false)
 	if resp := get(t, ada, ws.srv.URL+"/room"); resp.StatusCode != http.StatusOK {
 		t.Errorf("the store back: %d", resp.StatusCode)
+	}
+}
+
+// The class view marks a learner whose page lost its stream: online while
+// it may reconnect, then offline with when they were last seen.
+func TestWorkshop_ClassViewMarksDisconnectedLearners(t *testing.T) {
+	store, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), sqlitestore.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	svc := workshop.NewService(store, clock)
+	s, err := NewServer(Config{Logger: slog.New(slog.DiscardHandler), Workshop: &workshopweb.Config{Service: svc, InstructorKey: testInstructorKey}}, builtinCourse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	ws := &workshopSite{srv: srv}
+	inst := ws.instructor(t)
+	room, err := svc.CreateRoom(t.Context(), "form-key-room-1", workshop.RoomSpec{Name: "R", Lessons: []string{builtinCourse(t).Lessons[0].Slug}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := ws.join(t, room.Code, "Ada")
+	onlineCell := func() (string, string) {
+		resp := get(t, inst, srv.URL+workshopweb.RoomPath(room.ID))
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cell := doc.Find(`[data-testid="ws-row-online"]`)
+		return cell.AttrOr("data-online", ""), cell.Find(`[data-testid="ws-row-last-seen"] time`).AttrOr("datetime", "")
+	}
+	// Ada's page keeps its stream of pushes open, long after her last event.
+	stream := openStream(t, ada, srv.URL+"/api/v1/room/stream", "")
+	mu.Lock()
+	now = now.Add(time.Hour)
+	mu.Unlock()
+	if online, seen := onlineCell(); online != "true" || seen != "" {
+		t.Errorf("with her page open: online %q, last seen %q; want online", online, seen)
+	}
+	// Her page loses the server: the stream closes.
+	closedAt := clock()
+	stream.body.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if online, seen := onlineCell(); seen != "" || online != "true" {
+			break // the server noticed the close (still online: within the grace)
+		}
+		mu.Lock()
+		now = now.Add(workshop.ReconnectGrace)
+		mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the class view never noticed the closed stream")
+		}
+	}
+	mu.Lock()
+	now = now.Add(workshop.ReconnectGrace)
+	mu.Unlock()
+	online, seen := onlineCell()
+	if online != "false" || seen == "" {
+		t.Fatalf("after the grace: online %q, last seen %q; want offline with a time", online, seen)
+	}
+	if at, err := time.Parse(time.RFC3339, seen); err != nil || at.Before(closedAt.Add(-time.Second)) {
+		t.Errorf("last seen %q (%v), want when her stream closed, not before %v", seen, err, closedAt)
 	}
 }

@@ -22,6 +22,10 @@ const OnlineWindow = 2 * time.Minute
 // counts as online: their page reconnects within a few seconds.
 const ReconnectGrace = 15 * time.Second
 
+// Now is the service's clock: what presence, stuck learners and
+// countdowns are measured against.
+func (s *Service) Now() time.Time { return s.now() }
+
 // Connect records that one of the learner's streams is open, until the
 // returned function is called.
 func (s *Service) Connect(learnerID int64) (disconnect func()) {

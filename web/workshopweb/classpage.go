@@ -148,7 +148,7 @@ func (s *Pages) classView(r *http.Request, ws *State, room workshop.Room) (class
 	if err != nil {
 		return classPageView{}, err
 	}
-	now := time.Now()
+	now := ws.svc.Now()
 	page, err := ws.svc.ClassPage(r.Context(), room.ID, now, offset, classPageRows, ScriptShape)
 	if err != nil {
 		return classPageView{}, workshopErr(err)

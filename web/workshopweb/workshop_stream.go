@@ -157,10 +157,10 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	onPage := make(map[int64]bool)
 	if resumed { // the page has its rows already
-		onPage = pageIDs(time.Now())
+		onPage = pageIDs(ws.svc.Now())
 	}
 	sendRows := func(ids map[int64]bool, lastID int64) error {
-		now := time.Now()
+		now := ws.svc.Now()
 		if joined := class.Joined(); len(joined) > len(order) { // only joins add learners
 			for _, p := range joined[len(order):] {
 				order[p.Learner.ID] = len(order)
@@ -248,7 +248,7 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 		case <-tick.C:
 			// Time alone makes a learner stuck (long on one lesson).
 			changed := make(map[int64]bool)
-			now := time.Now()
+			now := ws.svc.Now()
 			for _, p := range class.Rows(now) {
 				if rank := learnerRowView(class, p, 0, now, title).rank; rank != sentRank[p.Learner.ID] || ws.svc.Online(p, now) != sentOnline[p.Learner.ID] {
 					changed[p.Learner.ID] = true // sendRows sends those on the page
