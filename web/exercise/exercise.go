@@ -126,8 +126,11 @@ func (c *Checker) check(ctx context.Context, ex *playground.Exercise, handler st
 		return err
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &playground.CheckResult{Exercise: ex.ID, Error: &playground.HandlerError{
-			Message: fmt.Sprintf("the check took longer than %v and was stopped; look for a statement that runs for a long time", c.Timeout)}}, took, nil
+		// No verdict: a statement too costly is stopped by its own budget
+		// (an error with its line), so a check that runs out of time has
+		// met a search too large for a busy server, not a wrong handler.
+		return &playground.CheckResult{Exercise: ex.ID, Unfinished: fmt.Sprintf(
+			"The check was stopped after %v, before it had tried every schedule, and found nothing wrong in those it tried. The server may be busy: press Check again in a moment.", c.Timeout)}, took, nil
 	}
 	return res, took, err
 }
@@ -266,7 +269,7 @@ func (c *Checker) ServeCheckForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	setServerTiming(w, took)
 	ev.Outcome = &ExerciseOutcome{Result: res}
-	c.recorded(r, checkRecord(spec, in.handler, res))
+	c.recorded(r, checkRecord(spec, in.handler, res), res.Unfinished != "")
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }
 
@@ -371,7 +374,7 @@ func (c *Checker) ServeCheckAPI(w http.ResponseWriter, r *http.Request) error {
 		resp.Playground = v.Path(playurl.CounterexampleHref(ce, in.handler, spec.ID))
 	}
 	setServerTiming(w, took)
-	c.recorded(r, checkRecord(spec, in.handler, res))
+	c.recorded(r, checkRecord(spec, in.handler, res), res.Unfinished != "")
 	return site.WriteJSON(w, r, http.StatusOK, site.NoStore, resp)
 }
 

@@ -106,7 +106,7 @@ func (c *Checker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site
 	setServerTiming(w, took)
 	ev.brk = out
 	if out.result != nil {
-		c.recorded(r, breakRecord(spec, out.result))
+		c.recorded(r, breakRecord(spec, out.result), false)
 	}
 	return c.writeExercisePage(w, r, v, l, ev, http.StatusOK)
 }

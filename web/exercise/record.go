@@ -12,8 +12,11 @@ import (
 
 // recorded hands a check the server ran to the workshop, which records it
 // for a learner in a room (Deps.RecordCheck; nil: nobody records).
-func (c *Checker) recorded(r *http.Request, check workshop.Check) {
-	if c.deps.RecordCheck != nil {
+// A check stopped before its verdict (unfinished) is no attempt: the
+// learner is told to check again, and the class view must not show a
+// right handler as failing because the server was busy.
+func (c *Checker) recorded(r *http.Request, check workshop.Check, unfinished bool) {
+	if c.deps.RecordCheck != nil && !unfinished {
 		c.deps.RecordCheck(r, check)
 	}
 }
