@@ -2,10 +2,14 @@ package web
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
+	"idemlab/web/exercise"
 	"idemlab/web/site"
 	"idemlab/workshop"
 )
@@ -82,5 +86,39 @@ func TestWorkshop_ChecksAreWhatTheServerRan(t *testing.T) {
 	ws.check(t, ws.client(t), ex, spec.Solution, true)
 	if evs, _ := ws.store.Events(t.Context(), id, 0, false, 100); len(evs) != 4 { // joined + three checks
 		t.Errorf("%d events, want 4", len(evs))
+	}
+}
+
+// A check its deadline stops has no verdict: the answer says so (unfinished,
+// with the form's text asking to check again), and the room records no
+// attempt, so a busy server never shows a right handler as failing.
+func TestWorkshop_AnUnfinishedCheckIsNoAttempt(t *testing.T) {
+	saved := exercise.ExerciseCheckTimeout
+	exercise.ExerciseCheckTimeout = time.Nanosecond // every check stops before its verdict
+	t.Cleanup(func() { exercise.ExerciseCheckTimeout = saved })
+	ws := newWorkshopSite(t, nil)
+	id, code := ws.createRoom(t, ws.instructor(t), "form-key-room-1")
+	room, _ := ws.store.Room(t.Context(), id)
+	ex := room.Exercises[0]
+	spec := builtinExercise(t, ex)
+	ada := ws.join(t, code, "Ada")
+	svc := workshop.NewService(ws.store, nil)
+
+	resp := post(t, ada, ws.srv.URL+"/api/v1/check", url.Values{"exercise": {ex}, "handler": {spec.Solution}})
+	var got struct {
+		Passed     bool            `json:"passed"`
+		Unfinished string          `json:"unfinished"`
+		Error      json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK || got.Passed || got.Unfinished == "" || got.Error != nil {
+		t.Fatalf("a stopped check: %d %+v (%v), want 200, unfinished, no error in the handler", resp.StatusCode, got, err)
+	}
+	form := post(t, ada, ws.srv.URL+site.ExerciseCheckPath(ex), url.Values{"handler": {spec.Solution}})
+	body, _ := io.ReadAll(form.Body)
+	if form.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-testid="exercise-unfinished"`) || !strings.Contains(string(body), "press Check again") {
+		t.Errorf("the form's stopped check: %d, want the unfinished answer asking to check again", form.StatusCode)
+	}
+	if x := ws.progressOf(t, svc, id, "Ada", ex); x.Attempts != 0 || !x.PassedAt.IsZero() {
+		t.Errorf("after two stopped checks: %+v, want no attempt", x)
 	}
 }
