@@ -23,7 +23,7 @@ func testLedgers(t testing.TB, size int) *playground.PostgresLedgers {
 	t.Helper()
 	var b [4]byte
 	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), size, "test_web_"+hex.EncodeToString(b[:]))
+	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.LedgerDatabase(t), size, "test_web_"+hex.EncodeToString(b[:]))
 	if err != nil {
 		t.Fatal(err)
 	}
