@@ -146,7 +146,7 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 			m.Status, m.Worker, copies[c] = st.Kind, st.Worker, false
 		case StepAck:
 			m.Status, copies[c] = st.Kind, true
-		case StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter:
+		case StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter, StepBackoff:
 			m.Status = st.Kind
 		}
 		acked[st.Message] = copies
@@ -156,15 +156,16 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 }
 
 // EffectSteps lists, per message, the steps up to the end of event whose
-// commit changed a business figure (Step.Effect): each is one application
-// of the message's effect.
+// commit applied the message's effect (again): each is one application.
+// A commit that changed a figure without applying anything again (an
+// absolute balance written a second time, stale or not) is not one.
 func (h *HandlerTrace) EffectSteps(event int) map[string][]int {
 	out := map[string][]int{}
 	for _, st := range h.Steps {
 		if st.Event > event {
 			break
 		}
-		if st.Effect && st.Message != "" {
+		if st.Effect && st.applied && st.Message != "" {
 			out[st.Message] = append(out[st.Message], st.Index)
 		}
 	}

@@ -43,14 +43,19 @@
 // goroutines per worker. Locking is SQLite's own, in WAL mode: a read never
 // waits and sees the last committed state (inside a transaction, the state
 // when the transaction first read); one connection writes at a time; BEGIN
-// IMMEDIATE takes the write lock at once. When a statement answers
-// SQLITE_BUSY the step is "blocked" and its note says why:
+// IMMEDIATE takes the write lock at once. When a statement meets
+// SQLITE_BUSY, its note says why:
 //
-//   - outside a transaction, or in one that has not read yet, the worker
-//     waits for the writer and retries the statement;
-//   - in a transaction that has read, SQLite does not wait (once the writer
-//     commits, the snapshot is stale: SQLITE_BUSY_SNAPSHOT), so the worker
-//     that got BUSY rolls back and retries its transaction from its BEGIN;
+//   - outside a transaction, or in one that has not read yet, SQLite's busy
+//     handler holds the statement until the writer's transaction ends: the
+//     worker waits, and the statement runs when the lock is free;
+//   - in a transaction that has read, SQLite does not wait: the statement
+//     fails with SQLITE_BUSY (5), or SQLITE_BUSY_SNAPSHOT (517) once the
+//     writer has committed, and the error reaches the handler, as a real
+//     driver hands it to the application. The handler fails (no ack) unless
+//     it declares @retry-on busy (or conflict), which rolls back and runs
+//     the transaction again from its BEGIN (retry.go), as PostgreSQL's
+//     40001 does with @retry-on serialization_failure;
 //   - during "step W" nothing else runs; the learner decides what runs next;
 //     during deliver, redeliver, publish, replay and "finish W" the
 //     scheduler steps another worker that has a message in hand (workers not
@@ -63,12 +68,18 @@
 // files, and compares every outcome.
 //
 // The clock is in ticks (Scenario.TickUnit says what a tick stands for) and
-// only moves on "advance T" and when a redelivery waits for a lease to end;
+// only moves on "advance T" and when a redelivery waits for a lease (or a
+// backoff) to end;
 // statements take no time, so every handler sees the same clock. A delivery
 // leases the message for Settings.LeaseTicks; an ack after the lease ended
 // (or after "expire") is refused, and the broker may deliver the message
 // again. After Settings.MaxDeliveries deliveries of one copy the message is
-// dead-lettered.
+// dead-lettered. With Settings.Backoff (backoff.go) a failed handler gives
+// the copy back at once and the broker holds it back for a delay that grows
+// with its failed deliveries (immediate, fixed, exponential up to a cap,
+// with seeded jitter); a lapsed lease adds the same delay after its end,
+// and a delivery of a copy still held back first moves the clock to the
+// end of its delay.
 //
 // Each publish (and each message a replay sends again) is a broker record
 // of its own, a copy, as a retried webhook is: its own deliveries, lease
@@ -104,7 +115,9 @@
 //	replay                        every message published so far is delivered again, in order, to the first idle worker, each as a new copy
 //	prune [older-than T]          delete processed_messages rows older than T ticks (default Settings.RetentionTicks)
 //	advance T                     the clock moves T ticks on
-//	poll [crash-at OFFSET]        partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	poll [timer-at OFFSET] [crash-at OFFSET]
+//	                              partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	                              timer-at fires an auto-commit timer just before its handler runs on the record at OFFSET;
 //	                              crash-at kills it just before its handler runs on the record at OFFSET
 //	rebalance [to W]              partition scenarios: the group assigns the partition to W (default: the next worker), which seeks
 //
@@ -151,12 +164,15 @@
 //	@stop-if-found      after SELECT: if it returned a row, stop and ack
 //	@continue-on-error  after SELECT/INSERT/UPDATE/DELETE: if it fails, catch the error and go on;
 //	                    on PostgreSQL the transaction is then aborted (25P02; COMMIT answers ROLLBACK)
-//	@retry-on serialization_failure
-//	                    on a PostgreSQL ledger, a transaction that fails with 40001 or 40P01
-//	                    rolls back and runs again from its BEGIN (else: no ack)
-//	@offsets STYLE      in a partition scenario: auto-commit (commit a batch's offsets when it is handed over),
-//	                    commit-after (commit once the batch is handled; the default) or stored (commit nothing
-//	                    to the group, seek to next_offset in consumer_offsets); elsewhere it changes nothing
+//	@retry-on WORD…     a transaction that fails with one of the named errors rolls back and runs
+//	                    again from its BEGIN, at most 5 times per delivery (else: the handler fails,
+//	                    no ack): busy is SQLite's SQLITE_BUSY and SQLITE_BUSY_SNAPSHOT,
+//	                    serialization_failure PostgreSQL's 40001 and 40P01, conflict all four (retry.go)
+//	@offsets STYLE      in a partition scenario: auto-commit-poll (the Java consumer: each poll commits what
+//	                    earlier polls returned), auto-commit-timer (a timer, placed by poll's timer-at, commits
+//	                    everything handed out: librdkafka, franz-go's GreedyAutoCommit), commit-after (commit
+//	                    once the batch is handled; the default) or stored (commit nothing to the group, seek to
+//	                    next_offset in consumer_offsets); elsewhere it changes nothing
 //
 // Stopping rolls back an open transaction. Statements may be SELECT, INSERT,
 // UPDATE, DELETE, REPLACE, BEGIN, COMMIT (END) and ROLLBACK; a section must

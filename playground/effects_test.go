@@ -7,7 +7,8 @@ import (
 
 // Effects groups by business key: a payment carried by two messages is one
 // effect (at the first of its messages), a message of its own is one
-// effect (at that message), and steps after the cursor do not count.
+// effect (at that message); steps after the cursor, and commits that
+// changed a figure without applying the effect again, do not count.
 func TestEffects_OnePerBusinessKey(t *testing.T) {
 	sc := &Scenario{Messages: []Message{
 		{ID: "msg-1", Kind: KindCredit, PaymentID: "pay-1"},
@@ -17,11 +18,14 @@ func TestEffects_OnePerBusinessKey(t *testing.T) {
 		{ID: "msg-5", Kind: KindCredit, PaymentID: "pay-2"},
 	}}
 	h := &HandlerTrace{Steps: []Step{
-		{Index: 1, Event: 1, Message: "msg-3", Effect: true},
-		{Index: 2, Event: 1, Message: "msg-2", Effect: true},
-		{Index: 3, Event: 2, Message: "msg-1", Effect: true},
-		{Index: 4, Event: 2, Message: "msg-5", Effect: true},
-		{Index: 5, Event: 3, Message: "msg-2", Effect: true},
+		{Index: 1, Event: 1, Message: "msg-3", Effect: true, applied: true},
+		{Index: 2, Event: 1, Message: "msg-2", Effect: true, applied: true},
+		{Index: 3, Event: 2, Message: "msg-1", Effect: true, applied: true},
+		{Index: 4, Event: 2, Message: "msg-5", Effect: true, applied: true},
+		// A figure changed, nothing applied again (an absolute balance
+		// written a second time): no application.
+		{Index: 5, Event: 2, Message: "msg-2", Effect: true},
+		{Index: 6, Event: 3, Message: "msg-2", Effect: true, applied: true},
 	}}
 	want := []Effect{
 		{Key: "pay-1", Kind: KindCredit, Carriers: []string{"msg-1", "msg-3"}, Steps: []int{1, 3}},

@@ -113,6 +113,9 @@ type sim struct {
 	// effectPending: a commit changed a business figure; the step being
 	// recorded next is the one that made it.
 	effectPending bool
+	// effectApplied: that commit also put another application of its
+	// message's effect in the ledger (Step.applied).
+	effectApplied bool
 	changed       map[string]bool // rows changed in the current event
 	blockSeq      int
 	part          *partition // a Kafka-style partition and its consumer group (offsets.go); nil: a queue
@@ -143,7 +146,8 @@ type job struct {
 	leaseEnd     int64
 	leaseExpired bool
 	filterDone   bool
-	retries      int  // @retry-on serialization_failure retries so far
+	retries      int  // @retry-on retries so far (retry.go)
+	backoff      bool // the retry after SQLITE_BUSY waits for the write lock (retry.go)
 	batch        bool // a record of a polled batch (offsets.go): no ack
 }
 
@@ -359,6 +363,7 @@ func (s *sim) record(st Step) *Step {
 	st.Event = s.event
 	st.Tick = s.now
 	st.Effect, s.effectPending = s.effectPending, false
+	st.applied, s.effectApplied = s.effectApplied, false
 	s.steps = append(s.steps, st)
 	s.meter.charge(&s.steps[len(s.steps)-1])
 	return &s.steps[len(s.steps)-1]
@@ -545,6 +550,9 @@ func (s *sim) deliver(ev Event) *worker {
 		s.now = c.leaseEnd
 		s.record(Step{Kind: StepClock, Message: id, Note: fmt.Sprintf("the clock jumps from tick %d to %d, the end of %s's lease", from, s.now, id)})
 		s.leasesRanOut(from)
+	}
+	if c != nil && c.leaseEnd <= s.now {
+		s.waitOutBackoff(c) // backoff.go
 	}
 	if c.deliveries >= s.sc.Settings.MaxDeliveries {
 		c.dead = true

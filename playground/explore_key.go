@@ -80,6 +80,8 @@ func (x *explorer) key(s *sim, bud exploreBudget) exploreKey {
 			num(j.leaseEnd)
 			flag(j.leaseExpired)
 			flag(j.filterDone)
+			num(int64(j.retries)) // @retry-on's retries are bounded per delivery
+			flag(j.backoff)
 		}
 		if w.db != nil {
 			w.db.writeState(&b)

@@ -18,12 +18,14 @@ type Handler struct {
 	Source      string `json:"source"`
 	// Filter is true when the handler keeps an in-process set of ids.
 	Filter bool `json:"filter"`
-	// RetryOnSerializationFailure (@retry-on serialization_failure): on a
-	// PostgreSQL ledger, a transaction that fails with 40001 or 40P01 runs
-	// again from its BEGIN (pgsession.go).
-	RetryOnSerializationFailure bool `json:"retry_on_serialization_failure,omitempty"`
+	// RetryOn (@retry-on): the errors on which the handler's consumer
+	// rolls its transaction back and runs it again from BEGIN, as written
+	// (busy, serialization_failure, conflict; retry.go). Without a word
+	// that covers an error, the error fails the handler: no ack.
+	RetryOn []string `json:"retry_on,omitempty"`
 	// Offsets is how the handler's consumer keeps its place in a
-	// partition (@offsets: auto-commit, commit-after or stored; offsets.go);
+	// partition (@offsets: auto-commit-poll, auto-commit-timer, commit-after
+	// or stored; offsets.go);
 	// "" runs as commit-after in a partition scenario.
 	Offsets string `json:"offsets,omitempty"`
 
@@ -91,7 +93,7 @@ var builtinOrder = []string{
 	"increment", "set-value", "dedupe-tx", "conditional", "check-then-insert",
 	"mark-before", "mark-after", "memory-filter", "filter-dedupe", "dedupe-key",
 	"versioned-set",
-	"auto-commit", "commit-after", "offset-tx",
+	"auto-commit-poll", "auto-commit-timer", "commit-after", "offset-tx",
 }
 
 var builtinHandlers = func() map[string]*Handler {
@@ -137,6 +139,9 @@ func Handlers() []*Handler {
 func LookupHandler(name string) (*Handler, error) {
 	if h, ok := builtinHandlers[name]; ok {
 		return h, nil
+	}
+	if hint := retiredHandlerHint(name); hint != "" {
+		return nil, &InputError{Field: "handlers", Msg: hint}
 	}
 	return nil, &InputError{Field: "handlers", Msg: fmt.Sprintf("unknown handler %q; handlers are %s", clip(name), strings.Join(builtinOrder, ", "))}
 }
@@ -239,16 +244,17 @@ func parseHandlerChecked(name, source string, check func(*statement) error) (*Ha
 				if err := once(); err != nil {
 					return nil, lineNo, err
 				}
-				if arg != "serialization_failure" {
-					return nil, lineNo, fmt.Errorf("@retry-on takes serialization_failure (PostgreSQL's 40001 and 40P01), not %q", clip(arg))
+				words, err := parseRetryOn(arg)
+				if err != nil {
+					return nil, lineNo, err
 				}
-				h.RetryOnSerializationFailure = true
+				h.RetryOn = words
 			case "offsets":
 				if err := once(); err != nil {
 					return nil, lineNo, err
 				}
-				if !contains(offsetStyles, arg) {
-					return nil, lineNo, fmt.Errorf("@offsets takes %s, not %q", strings.Join(offsetStyles, ", "), clip(arg))
+				if err := checkOffsetStyle(arg); err != nil {
+					return nil, lineNo, err
 				}
 				h.Offsets = arg
 			case "on":

@@ -497,42 +497,6 @@ func pgSQLState(err error) string {
 	return ""
 }
 
-// maxSerializationRetries bounds @retry-on serialization_failure per delivery.
-const maxSerializationRetries = 5
-
-// retryOnSerializationFailure: a handler that declares @retry-on
-// serialization_failure, whose transaction failed with 40001 or 40P01,
-// rolls back and runs again from its BEGIN, as a real consumer's retry loop
-// would. It reports whether it did.
-func (s *sim) retryOnSerializationFailure(w *worker, err error) bool {
-	j := w.job
-	code := pgSQLState(err)
-	if !s.h.RetryOnSerializationFailure || code != "40001" && code != "40P01" || j.retries >= maxSerializationRetries {
-		return false
-	}
-	if j.txStart >= j.pc || j.stmts[j.txStart].Verb != "BEGIN" {
-		return false
-	}
-	for _, st := range j.stmts[j.txStart:j.pc] {
-		if isTxEnd(st.Verb) {
-			return false // the failed statement ran outside the transaction
-		}
-	}
-	j.retries++
-	what := "a serialization failure (40001)"
-	if code == "40P01" {
-		what = "a deadlock (40P01)"
-	}
-	if w.db.inTransaction() {
-		r := s.rollback(w)
-		r.Kind, r.Note = StepRollback, w.name+"'s transaction rolls back after "+what
-	}
-	s.record(Step{Kind: StepNote, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
-		Note: fmt.Sprintf("@retry-on serialization_failure: %s runs its transaction again from statement %d (retry %d)", w.name, j.txStart+1, j.retries)})
-	j.pc = j.txStart
-	return true
-}
-
 // pgJanitorGivesUp cancels a prune that PostgreSQL has waiting on a
 // worker's open transaction: the janitor runs on its own schedule and does
 // not hold up the workers, so the prune does not run now.

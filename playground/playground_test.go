@@ -65,6 +65,8 @@ func TestRun_Verdicts(t *testing.T) {
 	}
 	addOrderingVerdicts(want) // after the partition's row: versioned-set is lost there too (no credit section)
 	mergeVerdicts(want, providerVerdicts)
+	mergeVerdicts(want, retryVerdicts()) // backoff_test.go
+	mergeVerdicts(want, stepsVerdicts()) // scenario_steps_test.go
 	for _, sc := range Scenarios() {
 		for _, h := range Handlers() {
 			t.Run(sc.Name+"/"+h.Name, func(t *testing.T) {
@@ -83,7 +85,8 @@ func TestRun_Verdicts(t *testing.T) {
 				if ht.OK != (verdict == VerdictOK) {
 					t.Errorf("ok = %v with verdict %s", ht.OK, ht.Verdict)
 				}
-				if !ht.OK && (len(ht.Violations) == 0 || ht.FirstDivergence == nil) {
+				// Dead-lettered and pending are verdicts without a violation.
+				if !ht.OK && verdict != VerdictDeadLettered && verdict != VerdictPending && (len(ht.Violations) == 0 || ht.FirstDivergence == nil) {
 					t.Errorf("not ok, but no violations or first divergence")
 				}
 				if ht.OK && (len(ht.Violations) != 0 || ht.FirstDivergence != nil) {
@@ -290,44 +293,6 @@ func TestRun_ImpossibleEventsAreSkips(t *testing.T) {
 	}
 }
 
-// TestRun_BusyWorkerRollsBack: in WAL mode a transaction that has read and
-// then wants to write while another holds the write lock gets SQLITE_BUSY at
-// once; the worker that got it (not the lock holder) rolls back and retries.
-func TestRun_BusyWorkerRollsBack(t *testing.T) {
-	src := "@on credit\nBEGIN;\nSELECT balance FROM accounts WHERE id = :account_id;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
-	h, err := ParseHandler("read-then-write", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := Run(context.Background(), Request{Scenario: "concurrent-duplicate", Custom: []*Handler{h},
-		Script: "start msg-1 on A; start msg-1 on B; step A 2; step B 2; step A; step B; finish A; finish B"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ht := tr.Handlers[0]
-	var acks int
-	var blockedBy, rolledBack []string
-	for i, st := range ht.Steps {
-		switch st.Kind {
-		case StepBlocked:
-			blockedBy = append(blockedBy, st.Worker)
-			if !strings.Contains(st.Note, "cannot write") || i+1 >= len(ht.Steps) || ht.Steps[i+1].Kind != StepRollback {
-				t.Errorf("blocked step %d (%q) is not followed by its worker's rollback", st.Index, st.Note)
-			}
-		case StepRollback:
-			rolledBack = append(rolledBack, st.Worker)
-		case StepAck:
-			acks++
-		}
-	}
-	if len(blockedBy) == 0 || blockedBy[0] != "B" || len(rolledBack) == 0 || rolledBack[0] != "B" || acks != 2 {
-		t.Errorf("blocked %v, rolled back %v, acks %d; want B blocked and rolled back (A holds the lock), two acks", blockedBy, rolledBack, acks)
-	}
-	if ht.Verdict != VerdictDuplicate {
-		t.Errorf("verdict %s, want %s (two copies, no dedupe)", ht.Verdict, VerdictDuplicate)
-	}
-}
-
 func TestRun_Canceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -434,7 +399,8 @@ func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 func TestScenarios_Catalogue(t *testing.T) {
 	names := []string{"lost-ack", "crash-before-ack", "lease-expiry", "webhook-retry", "concurrent-duplicate",
 		"topic-replay", "early-prune", "producer-retry", "dlq-redrive", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid",
-		"stale-price", "partition-crash", "card-charge", "receipt-email"}
+		"stale-price", "partition-crash", "card-charge", "receipt-email",
+		"outage-requeue", "outage-backoff", "outage-jitter", "order-flow"}
 	var got []string
 	for _, sc := range Scenarios() {
 		got = append(got, sc.Name)

@@ -170,14 +170,14 @@ type Row struct {
 const (
 	StepDeliver      = "deliver"       // the broker hands a message to a worker
 	StepSQL          = "sql"           // one handler statement ran
-	StepBlocked      = "blocked"       // SQLITE_BUSY: the worker waits and retries, or (its transaction has read) a rollback follows
+	StepBlocked      = "blocked"       // the worker waits on a lock: SQLite's busy handler holds its statement, or PostgreSQL makes it wait
 	StepStop         = "stop"          // a guard stopped the handler (open transaction rolled back)
 	StepFilterHit    = "filter-hit"    // the in-process filter knew the id
 	StepAck          = "ack"           // the broker accepted the ack
 	StepAckLost      = "ack-lost"      // the ack never reached the broker
 	StepAckRefused   = "ack-refused"   // the lease had ended and the message was received again since: the late ack deletes nothing
 	StepCrash        = "crash"         // the worker died (a rollback step follows if a transaction was open)
-	StepRollback     = "rollback"      // an open transaction rolled back (crash, failure, SQLITE_BUSY)
+	StepRollback     = "rollback"      // an open transaction rolled back (crash, failure, a retry after SQLITE_BUSY or 40001)
 	StepRestart      = "restart"       // the worker restarted (filter lost)
 	StepAbort        = "abort"         // a statement failed; the handler gave up without acking
 	StepLeaseExpired = "lease-expired" // a lease ran out
@@ -188,6 +188,7 @@ const (
 	StepNote         = "note"          // an explanation (e.g. the scheduler switched workers)
 	StepProvider     = "provider"      // a CALL to the payment provider: a charge, or the first result replayed for its key
 	StepEmail        = "email"         // a CALL to the email sender: every call sends
+	StepBackoff      = "backoff"       // a failed copy is held back for its redelivery delay (backoff.go)
 )
 
 // Step is one thing that happened in one handler's run.
@@ -218,6 +219,11 @@ type Step struct {
 	// order's state, a shipment) on behalf of Message. Not in the JSON:
 	// the changes say it.
 	Effect bool `json:"-"`
+	// applied: this step's commit put another application of Message's
+	// effect in the ledger, by the per-message account (accounting.go): a
+	// stale absolute balance written again changes a figure (Effect)
+	// without applying anything twice. HandlerTrace.EffectSteps counts it.
+	applied bool
 }
 
 // Arg is a bound parameter value.

@@ -8,8 +8,24 @@ import (
 )
 
 // committed is told about every commit: it marks changed rows for the
-// frame and keeps the per-message account of effects.
+// frame and keeps the per-message account of effects. A commit that
+// changed a business figure applied its message's effect (again) only if
+// the account of that message's effect grew: an absolute balance written
+// again, stale or not, changes the figure without applying anything twice.
 func (s *sim) committed(changes []rowChange) {
+	msg := ""
+	for _, ch := range changes {
+		if ch.Message != "" {
+			msg = ch.Message
+			break
+		}
+	}
+	before := s.fx.applications(s.sc, msg)
+	defer func() {
+		if after := s.fx.applications(s.sc, msg); s.effectPending && (after < 0 || before < 0 || after > before) {
+			s.effectApplied = true
+		}
+	}()
 	for _, ch := range changes {
 		if ch.After != nil {
 			s.changed[ch.Table+"/"+rowKey(ch.Table, ch.NewRowID, ch.After)] = true
@@ -374,6 +390,34 @@ func figureOf(m Message) string {
 		return "prices/" + m.SKU
 	}
 	return "accounts/" + m.AccountID
+}
+
+// applications is how many times the message's effect is in the ledger
+// by the per-message account: its payment's credits in its account's
+// balance, its order's shipments; -1 when the account cannot say (an
+// unexplained balance, a price, an unknown message).
+func (e *effectLedger) applications(sc *Scenario, id string) int {
+	m := sc.Message(id)
+	if m == nil {
+		return -1
+	}
+	switch m.Kind {
+	case KindCredit:
+		a := e.accounts[m.AccountID]
+		if a == nil || !a.explained {
+			return -1
+		}
+		n := 0
+		for _, o := range sc.Messages {
+			if o.Kind == KindCredit && o.BusinessKey() == m.BusinessKey() {
+				n += a.credits[o.ID].applied
+			}
+		}
+		return n
+	case KindShip:
+		return len(e.shipmentsOf(m.OrderID))
+	}
+	return -1
 }
 
 // Effect is the account of one business effect up to a cursor: the

@@ -39,3 +39,44 @@ func TestVerdict_StaleAbsoluteWriteIsNotADuplicate(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdict_AbsoluteRewriteIsNotAppliedTwice: an absolute balance
+// written again (msg-1's 150 redelivered after msg-2's 170) changes the
+// figure but applies nothing twice: the effects list msg-1 once, the
+// violation is msg-2's overwritten effect. An increment's second credit is
+// a second application.
+func TestVerdict_AbsoluteRewriteIsNotAppliedTwice(t *testing.T) {
+	const script = "deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"
+	tr, err := Run(context.Background(), Request{Scenario: "lost-ack", Handlers: []string{"set-value", "increment"}, Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := LookupScenario("lost-ack")
+	for _, c := range []struct {
+		handler string
+		steps   int // msg-1's applications
+		verdict string
+	}{{"set-value", 1, VerdictLost}, {"increment", 2, VerdictDuplicate}} {
+		h := tr.Handlers[0]
+		if tr.Handlers[1].Name == c.handler {
+			h = tr.Handlers[1]
+		}
+		if h.Verdict != c.verdict {
+			t.Errorf("%s: verdict %s, want %s", c.handler, h.Verdict, c.verdict)
+		}
+		changed := 0
+		for _, st := range h.Steps {
+			if st.Effect && st.Message == "msg-1" {
+				changed++
+			}
+		}
+		for _, e := range h.Effects(sc, len(h.Frames)) {
+			if e.Key == "msg-1" && len(e.Steps) != c.steps {
+				t.Errorf("%s: msg-1 applied at steps %v (it changed the balance %d times), want %d applications", c.handler, e.Steps, changed, c.steps)
+			}
+		}
+		if changed != 2 {
+			t.Errorf("%s: msg-1's commits changed the balance %d times, want 2", c.handler, changed)
+		}
+	}
+}

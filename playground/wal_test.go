@@ -68,6 +68,16 @@ func (r *walReference) close() {
 // run executes one statement and reports what SQLite answered: rows
 // affected or found, and the error text.
 func (r *walReference) run(worker, q string, args []Arg) (rows int64, errText string) {
+	rows, err := r.exec(worker, q, args)
+	if err != nil {
+		return rows, err.Error()
+	}
+	return rows, ""
+}
+
+// exec executes one statement and returns the driver's own error, typed
+// as the application would get it.
+func (r *walReference) exec(worker, q string, args []Arg) (rows int64, err error) {
 	c := r.conn(worker)
 	nargs := make([]driver.NamedValue, len(args))
 	for i, a := range args {
@@ -77,26 +87,26 @@ func (r *walReference) run(worker, q string, args []Arg) (rows int64, errText st
 	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(q)), "SELECT") {
 		res, err := c.(driver.QueryerContext).QueryContext(ctx, q, nargs)
 		if err != nil {
-			return 0, err.Error()
+			return 0, err
 		}
 		defer res.Close()
 		dest := make([]driver.Value, len(res.Columns()))
 		for {
 			if err := res.Next(dest); err != nil {
 				if err != io.EOF {
-					return rows, err.Error()
+					return rows, err
 				}
-				return rows, ""
+				return rows, nil
 			}
 			rows++
 		}
 	}
 	res, err := c.(driver.ExecerContext).ExecContext(ctx, q, nargs)
 	if err != nil {
-		return 0, err.Error()
+		return 0, err
 	}
 	rows, _ = res.RowsAffected()
-	return rows, ""
+	return rows, nil
 }
 
 // compare replays every statement of a handler's run, in the order the
@@ -225,12 +235,48 @@ func randomInterleaving(rng *rand.Rand, sc *Scenario) string {
 	return strings.Join(events, "; ")
 }
 
+// readThenWriteSource is a credit handler whose transaction reads before
+// it writes (deferred, so its write cannot wait for the lock).
+func readThenWriteSource(rng *rand.Rand) string {
+	reads := []string{
+		"SELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found",
+		"SELECT balance FROM accounts WHERE id = :account_id;",
+	}
+	writes := []string{
+		"INSERT INTO processed_messages(message_id, processed_at) VALUES (:message_id, :now) ON CONFLICT DO NOTHING;\n@stop-if-no-rows",
+		"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;",
+	}
+	var b strings.Builder
+	b.WriteString("@on credit\nBEGIN;\n" + reads[rng.IntN(len(reads))] + "\n")
+	for k := 0; k < 1+rng.IntN(2); k++ {
+		b.WriteString(writes[rng.IntN(len(writes))] + "\n")
+	}
+	b.WriteString("COMMIT;\n")
+	return b.String()
+}
+
+// randomConflict starts msg-1 on A and on B and steps them through each
+// other at random, then finishes both.
+func randomConflict(rng *rand.Rand) string {
+	events := []string{"start msg-1 on A", "start msg-1 on B"}
+	for k := 0; k < 3+rng.IntN(6); k++ {
+		events = append(events, fmt.Sprintf("step %s %d", []string{"A", "B"}[rng.IntN(2)], 1+rng.IntN(2)))
+	}
+	if rng.IntN(2) == 0 {
+		events = append(events, "finish A", "finish B")
+	} else {
+		events = append(events, "finish B", "finish A")
+	}
+	return strings.Join(events, "; ")
+}
+
 // TestLocking_DifferentialAgainstWALFiles runs random interleavings of the
 // built-in handlers and of random handlers through the engine, then runs the
 // same statements, in the same order, on the same workers' connections, on
 // a real WAL-mode database file: every statement's outcome (rows,
 // SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT, constraint errors) and the committed
-// rows must match. IDEMLAB_DIFFERENTIAL=N runs N cases.
+// rows must match; so must the retries @retry-on makes after them.
+// IDEMLAB_DIFFERENTIAL=N runs N cases (and N/3 conflict cases).
 func TestLocking_DifferentialAgainstWALFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 11))
 	n := 300
@@ -241,20 +287,37 @@ func TestLocking_DifferentialAgainstWALFiles(t *testing.T) {
 		n = v
 	}
 	scenarios := []string{"concurrent-duplicate", "lost-ack", "webhook-retry", "lease-expiry"}
-	busy, snapshot := 0, 0
+	busy, snapshot, retries := 0, 0, 0
 	reused := ledgersReused.Load() // the cases run on pooled ledgers (pool.go), most of them reused
 	defer func() {
 		if r := ledgersReused.Load() - reused; r < int64(n)/2 {
 			t.Errorf("%d of %d cases ran on a reused ledger: the differential test must cover reuse", r, n)
 		}
 	}()
-	for i := 0; i < n; i++ {
+	// Then a third as many again, in which two workers step one message's
+	// read-then-write transactions through each other: the schedules in
+	// which SQLite answers SQLITE_BUSY or SQLITE_BUSY_SNAPSHOT to a
+	// transaction that has read, and @retry-on retries it.
+	conflicts := rand.New(rand.NewPCG(12, 13))
+	for i := 0; i < n+n/3; i++ {
 		sc, _ := LookupScenario(scenarios[i%len(scenarios)])
-		req := Request{Scenario: sc.Name, Script: randomInterleaving(rng, sc), Seed: int64(i % 3)}
-		if i%2 == 0 {
+		req := Request{Scenario: sc.Name, Seed: int64(i % 3)}
+		if i >= n {
+			sc, _ = LookupScenario("concurrent-duplicate")
+			req.Scenario, req.Script = sc.Name, randomConflict(conflicts)
+			src := []string{"", "@retry-on busy\n", "@retry-on conflict\n"}[i%3] + readThenWriteSource(conflicts)
+			h, err := ParseHandler("random", src)
+			if err != nil {
+				t.Fatalf("random handler does not parse: %v\n%s", err, src)
+			}
+			req.Custom = []*Handler{h}
+		} else if req.Script = randomInterleaving(rng, sc); i%2 == 0 {
 			req.Handlers = []string{builtinOrder[rng.IntN(len(builtinOrder))]}
 		} else {
-			src := randomHandlerSource(rng)
+			// Every third random handler retries on busy, every third
+			// on conflict (a directive chosen without the generator, so
+			// that the cases stay those the test has always run).
+			src := []string{"", "@retry-on busy\n", "@retry-on conflict\n"}[i/2%3] + randomHandlerSource(rng)
 			h, err := ParseHandler("random", src)
 			if err != nil {
 				t.Fatalf("random handler does not parse: %v\n%s", err, src)
@@ -267,10 +330,18 @@ func TestLocking_DifferentialAgainstWALFiles(t *testing.T) {
 		}
 		ht := tr.Handlers[0]
 		for _, st := range ht.Steps {
-			if st.Kind == StepBlocked {
+			if strings.HasPrefix(st.Error, "database is locked") {
 				busy++
-				if strings.Contains(st.Error, "BUSY_SNAPSHOT") || strings.Contains(st.Note, "stale snapshot") {
+				if strings.Contains(st.Error, "(517)") {
 					snapshot++
+				}
+			}
+			if strings.HasPrefix(st.Note, "@retry-on") {
+				retries++
+			}
+			if len(req.Handlers) > 0 && st.Kind == StepSQL && strings.HasPrefix(st.Error, "database is locked") {
+				if _, declared := builtinHandlers[ht.Name].retriesOn(RetryBusy); !declared {
+					t.Errorf("case %d: built-in %s meets %s in its handler without @retry-on busy", i, ht.Name, st.Error)
 				}
 			}
 		}
@@ -282,16 +353,16 @@ func TestLocking_DifferentialAgainstWALFiles(t *testing.T) {
 		ref.compare(label, ht)
 		ref.close()
 	}
-	if busy == 0 || snapshot == 0 && n >= 300 {
-		t.Errorf("%d cases hit SQLITE_BUSY %d times, SQLITE_BUSY_SNAPSHOT %d times: the cases do not exercise locking", n, busy, snapshot)
+	if busy == 0 || (snapshot == 0 || retries == 0) && n >= 300 {
+		t.Errorf("%d cases hit SQLITE_BUSY %d times, SQLITE_BUSY_SNAPSHOT %d times, retried %d times: the cases do not exercise locking", n, busy, snapshot, retries)
 	}
 }
 
 // TestLocking_WALSemantics pins the behaviours lesson 6 explains, on
 // hand-written schedules: a reader does not wait for a writer and sees the
 // last committed value; BEGIN IMMEDIATE takes the write lock at once; a
-// transaction that read before another's commit gets SQLITE_BUSY_SNAPSHOT
-// and rolls back.
+// transaction that read before another's commit gets SQLITE_BUSY_SNAPSHOT,
+// its handler fails and its transaction rolls back.
 func TestLocking_WALSemantics(t *testing.T) {
 	readThenWrite := "@on credit\nBEGIN;\nSELECT balance FROM accounts WHERE id = :account_id;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
 	immediate := "@on credit\nBEGIN IMMEDIATE;\nSELECT balance FROM accounts WHERE id = :account_id;\nUPDATE accounts SET balance = balance + :amount WHERE id = :account_id;\nCOMMIT;\n"
@@ -306,7 +377,7 @@ func TestLocking_WALSemantics(t *testing.T) {
 			[]string{"A:sql", "B:sql"}},
 		{"StaleSnapshotRollsBack", readThenWrite,
 			"start msg-1 on A; step A 2; start msg-1 on B; finish B; step A",
-			[]string{"B:ack", "A:blocked", "A:rollback"}},
+			[]string{"B:ack", "A:sql", "A:abort", "A:rollback"}},
 		{"ImmediateTakesTheLockAtOnce", immediate,
 			"start msg-1 on A; step A; start msg-1 on B; step B",
 			[]string{"A:sql", "B:blocked"}},

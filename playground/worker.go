@@ -64,42 +64,48 @@ func (s *sim) schedulerOrder(except *worker) []*worker {
 	return append(free, waiting...)
 }
 
-// busy records a statement that SQLite answered with SQLITE_BUSY. In WAL
-// mode only a write can get it: one connection at a time may write. A
-// worker outside a transaction, or in one that has not read yet, waits and
-// retries the statement (a busy handler would). A transaction that has
-// already read cannot wait its way out: once the writer commits, its
-// snapshot is stale and SQLite refuses it the write lock for good
-// (SQLITE_BUSY_SNAPSHOT), so SQLite does not wait, and the worker that got
-// BUSY rolls back and retries its transaction from BEGIN.
+// busy records a statement that SQLite's busy handler holds: in WAL mode
+// only a write can meet SQLITE_BUSY (one connection at a time may write),
+// and a statement outside a transaction, or in one that has not read yet,
+// waits for the writer inside SQLite and runs when the lock is free (a
+// busy timeout longer than the writer's transaction). The worker is
+// blocked; the scheduler runs the others and tries the statement again. A
+// transaction that has read does not come here: SQLite skips its busy
+// handler, and the error reaches the handler (busyNote, retry.go).
 func (s *sim) busy(w *worker, st Step, res execResult) {
-	j := w.job
 	st.Kind = StepBlocked
 	st.Error = res.Err.Error()
 	st.SQLState = pgSQLState(res.Err)
-	holder := "another connection"
-	for _, o := range s.workers {
-		if o != w && o.db != nil && o.db.holdsWriteLock() {
-			holder = o.name
-		}
+	holder := s.writeLockHolder(w)
+	if holder == "" {
+		holder = "another connection"
 	}
 	s.blockSeq++
 	w.blockedAt = s.blockSeq
-	if !w.db.holdsSnapshot() {
-		st.Note = fmt.Sprintf("%s waits: %s holds the write lock, and SQLite lets one connection write at a time (readers never wait); %s will retry this statement", w.name, holder, w.name)
-		s.record(st)
-		return
-	}
-	retry := fmt.Sprintf("rolls back and will retry its transaction from statement %d", j.txStart+1)
-	if res.Snapshot {
-		st.Note = fmt.Sprintf("%s cannot write: another worker committed after %s's transaction first read the ledger, and SQLite never lets a transaction write on a stale snapshot (SQLITE_BUSY_SNAPSHOT); %s %s", w.name, w.name, w.name, retry)
-	} else {
-		st.Note = fmt.Sprintf("%s cannot write: %s holds the write lock, and %s's transaction has already read; waiting cannot help (its snapshot would be stale once %s commits), so SQLite answers SQLITE_BUSY at once and %s %s", w.name, holder, w.name, holder, w.name, retry)
-	}
+	st.Note = fmt.Sprintf("%s waits: %s holds the write lock, and SQLite lets one connection write at a time (readers never wait); SQLite's busy handler holds the statement until the lock is free", w.name, holder)
 	s.record(st)
-	r := s.rollback(w)
-	r.Kind, r.Note = StepRollback, w.name+"'s transaction rolls back after SQLITE_BUSY"
-	j.pc = j.txStart
+}
+
+// busyNote says why an SQLITE_BUSY reached w's handler instead of
+// waiting: its transaction has read, so waiting could not help.
+func (s *sim) busyNote(w *worker, res execResult) string {
+	_, code := retryClass(res.Err)
+	what := "fails with " + code
+	why := ""
+	if res.Snapshot {
+		why = fmt.Sprintf("another worker committed after %s's transaction first read the ledger, and SQLite never lets a transaction write on a stale snapshot", w.name)
+	} else {
+		holder := s.writeLockHolder(w)
+		if holder == "" {
+			holder = "another connection"
+		}
+		why = fmt.Sprintf("%s holds the write lock, and %s's transaction has already read: waiting cannot help (its snapshot would be stale once %s commits), so SQLite does not wait, whatever the busy timeout", holder, w.name, holder)
+	}
+	next := "the error reaches the handler, which fails (@retry-on busy would run the transaction again)"
+	if word, ok := s.h.retriesOn(RetryBusy); ok {
+		next = "the error reaches the handler, whose @retry-on " + word + " runs the transaction again"
+	}
+	return fmt.Sprintf("%s %s: %s; %s", w.name, what, why, next)
 }
 
 // rollback rolls back w's open transaction and records the step (not yet
@@ -142,6 +148,9 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		}
 		w.db = db
 	}
+	if s.backsOff(w) {
+		return blocked, nil
+	}
 	stmt := j.stmts[j.pc]
 	if stmt.Call != nil {
 		return s.stepCall(w, stmt)
@@ -154,7 +163,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 	}
 	st := Step{Kind: StepSQL, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
 		Statement: j.pc + 1, Line: stmt.Line, SQL: stmt.SQL, Args: args}
-	if res.Busy {
+	if res.Busy && !w.db.holdsSnapshot() {
 		s.busy(w, st, res)
 		return blocked, nil
 	}
@@ -167,6 +176,9 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		res.Err = errCommitRolledBack // pgabort.go
 		st.Reverted = s.changes(res.Reverted, false)
 	}
+	if res.Busy {
+		st.Note = s.busyNote(w, res)
+	}
 	if res.Err != nil && stmt.ContinueOnError {
 		st.Error, st.Note = res.Err.Error(), caughtNote(w)
 		s.record(st)
@@ -177,7 +189,7 @@ func (s *sim) stepWorker(w *worker) (outcome, error) {
 		st.Error = res.Err.Error()
 		st.SQLState = pgSQLState(res.Err)
 		s.record(st)
-		if s.retryOnSerializationFailure(w, res.Err) {
+		if s.retryTransaction(w, res.Err) {
 			return progressed, nil
 		}
 		s.abort(w)
@@ -240,13 +252,14 @@ func (s *sim) executed(w *worker) (outcome, error) {
 // transaction rolls back.
 func (s *sim) abort(w *worker) {
 	j := w.job
-	s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
-		Note: s.abortNote(j.msg.m.ID)})
+	aborted := s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
+		Note: s.abortNote(j.msg.m.ID)}).Index
 	if w.db != nil && w.db.inTransaction() {
 		r := s.rollback(w)
 		r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
 	}
 	w.job = nil
+	s.backOff(j.msg, aborted) // backoff.go
 }
 
 // finishJob is the step after the last statement: remember the id in the

@@ -131,7 +131,7 @@ func TestExerciseBlock_HasEveryPart(t *testing.T) {
 		t.Errorf("goal = %q, want %q", got, spec.Goal)
 	}
 	form := doc.Find("form")
-	if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != "/exercises/dedupe-credit/check#ex-dedupe-credit" {
+	if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != "/exercises/dedupe-credit/check#ex-dedupe-credit-result" {
 		t.Errorf("form: method %q action %q", form.AttrOr("method", ""), form.AttrOr("action", ""))
 	}
 	editor := doc.Find(testID("exercise-editor"))

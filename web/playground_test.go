@@ -592,6 +592,26 @@ func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
 	}
 }
 
+// TestLivePlayground_AStaleAbsoluteWriteIsNotCreditedTwice: set-value's
+// redelivered msg-1 writes its absolute 150 over msg-2's 170. The verdict
+// names msg-2's overwritten effect and never says msg-1 was credited
+// twice: nothing was applied twice. increment, on the same script, was.
+func TestLivePlayground_AStaleAbsoluteWriteIsNotCreditedTwice(t *testing.T) {
+	_, doc := livePlayground(t, pagePlaceOf, playurl.State{Scenario: "lost-ack", Handlers: []string{"set-value", "increment"},
+		Events: eventsOf("deliver msg-1 lose-ack; deliver msg-2; redeliver msg-1"), At: -1})
+	fig := doc.Find(testID("playground"))
+	text := func(h string) string {
+		return strings.Join(strings.Fields(fig.Find(testID("pg-verdict")+`[data-handler="`+h+`"] `+testID("pg-verdict-text")).Text()), " ")
+	}
+	got := text("set-value")
+	if strings.Contains(got, "twice") || !strings.Contains(got, "lost the effect of msg-2 (msg-2's effect was overwritten by msg-1") {
+		t.Errorf("set-value reads %q", got)
+	}
+	if got := text("increment"); !strings.Contains(got, "credited twice: msg-1 applied at steps") {
+		t.Errorf("increment reads %q", got)
+	}
+}
+
 // TestLivePlayground_ARepublishedCopyIsNamed: when the producer publishes a
 // message again, the sequence diagram and the step list name the new copy,
 // so its own lease and ack can be told from the first copy's.
