@@ -232,6 +232,8 @@ func TestLedgerGate_AClientsRunsHoldOneLedgerOverHTTP(t *testing.T) {
 		t.Skip("under -race every time limit is scaled ten times and the run's own wall budget ends first; the plain run checks it")
 	}
 	s := newTestServer(t, Config{Ledgers: testLedgers(t, 4)})
+	frozen := time.Unix(1_800_000_000, 0)
+	s.limiter.Now = func() time.Time { return frozen } // shares refill only as charged
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	get := func(c *http.Client, query string) (int, string) {
