@@ -15,7 +15,7 @@ import (
 // next delivery heals is not a poison message). A check outside any
 // transaction fails, and the replay link names the ledger; exit 1.
 func TestCheck_PostgresLedger(t *testing.T) {
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	for _, tc := range []struct {
 		name, handler string
 		code          int

@@ -16,7 +16,7 @@ import (
 // server; without it, lint checks them against their recordings. A wrong
 // claim fails both ways, naming PostgreSQL and the line.
 func TestRun_LintProvesPostgresBlocks(t *testing.T) {
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), []string{"lint", "-ledger-database", url}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), " OK") {
 		t.Fatalf("lint on PostgreSQL: %v\n%s%s", err, stdout.String(), stderr.String())

@@ -15,7 +15,7 @@ import (
 // SQLite, byte for byte the same on a second run, and leaves no schema or
 // role behind.
 func TestRun_PostgresLedgerSameTableTwice(t *testing.T) {
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	script := "start msg-1 on A; start msg-1 on B; step A; step B; step A; step B; finish A; finish B"
 	for _, ledger := range []string{"postgres-rc", "postgres-rr", "postgres-serializable"} {
 		var first string

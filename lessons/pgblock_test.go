@@ -22,7 +22,7 @@ import (
 // change to the engine or the lesson left stale fails here, in CI. With
 // -update it writes the recordings.
 func TestPostgresBlocks_MatchTheirRecordings(t *testing.T) {
-	url := pgtest.Database(t)
+	url := pgtest.LedgerDatabase(t)
 	var b [4]byte
 	rand.Read(b[:])
 	pg, err := playground.OpenPostgresLedgers(context.Background(), url, 1, "test_lessons_"+hex.EncodeToString(b[:]))

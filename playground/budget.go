@@ -105,12 +105,22 @@ type meter struct {
 // newMeter starts metering a run. When the budget caps CPU time, the run's
 // goroutine is locked to its thread so that the thread's clock is the run's
 // (the run reads it on that thread, at its checks); stop unlocks it.
-func newMeter(b *Budget) *meter {
+//
+// A run on PostgreSQL ledgers (onPostgres) is not metered by CPU and not
+// pinned: its work is the database's, which no thread clock here sees,
+// and its goroutine spends the run waiting for the database's answers,
+// each of which would have to wake that one thread (a handoff per
+// statement). Its cost is bounded by its other limits, PostgreSQL's own
+// statement timeout, and the ledger time its client pays for.
+func newMeter(b *Budget, onPostgres bool) *meter {
 	if b == nil {
 		return nil
 	}
 	m := &meter{b: *b, began: time.Now()}
-	if b.CPU > 0 {
+	if onPostgres {
+		m.b.CPU = 0
+	}
+	if m.b.CPU > 0 {
 		runtime.LockOSThread()
 		m.cpuStart, m.cpuOK = threadCPU()
 	}
@@ -121,7 +131,7 @@ func newMeter(b *Budget) *meter {
 type Usage struct {
 	Deliveries int
 	Steps      int
-	CPU        time.Duration // 0 when the budget does not cap CPU (the clock is not read)
+	CPU        time.Duration // 0 when the budget does not cap CPU, or the run is on PostgreSQL (the clock is not read)
 	Wall       time.Duration
 }
 

@@ -103,3 +103,41 @@ func TestBudget_NilBudgetRunsUnlimited(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A run on PostgreSQL is not metered by its thread's CPU clock (its work is
+// the database's, on other goroutines and processes, and pinning its
+// goroutine to a thread costs a handoff per statement): a CPU budget no
+// run could keep stops the SQLite run and not the PostgreSQL one, whose
+// Usage reports no CPU; the other limits hold it.
+func TestBudget_PostgresRunIsNotMeteredByThreadCPU(t *testing.T) {
+	pg := testPostgresLedgers(t, 1)
+	for _, tc := range []struct {
+		ledger    string
+		wantLimit string
+	}{
+		{"sqlite", LimitCPU},
+		{"postgres-rc", ""},
+	} {
+		t.Run(tc.ledger, func(t *testing.T) {
+			lg, err := ParseLedger(tc.ledger, pg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := DefaultBudget()
+			b.CPU = time.Nanosecond
+			b.Wall = time.Hour // a loaded machine must not cross the wall first
+			var u Usage
+			_, err = Run(context.Background(), Request{Scenario: "topic-replay", Script: replayLoop(20), Ledger: lg, Budget: &b, Usage: &u})
+			var be *BudgetError
+			switch {
+			case tc.wantLimit == "" && err != nil:
+				t.Fatalf("Run = %v; want it to finish within its other limits", err)
+			case tc.wantLimit != "" && (!errors.As(err, &be) || be.Limit != tc.wantLimit):
+				t.Fatalf("Run = %v; want the %s limit", err, tc.wantLimit)
+			}
+			if tc.wantLimit == "" && u.CPU != 0 {
+				t.Errorf("Usage.CPU = %v on PostgreSQL; want 0 (not metered)", u.CPU)
+			}
+		})
+	}
+}

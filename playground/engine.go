@@ -34,7 +34,7 @@ func Run(ctx context.Context, req Request) (*Trace, error) {
 	if req.Ledger.Postgres != nil {
 		t.Ledger = req.Ledger.Name()
 	}
-	m := newMeter(req.Budget) // one budget for every handler of the run (budget.go)
+	m := newMeter(req.Budget, req.Ledger.Postgres != nil) // one budget for every handler of the run (budget.go)
 	defer m.stop(req.Usage)
 	for i, h := range handlers {
 		ht, refusals, err := runHandler(ctx, m, sc, tmpl, req.Ledger.forLedger(h), script, req.Seed, i, req.Probe, req.Ledger)

@@ -46,8 +46,9 @@ func BenchmarkClosedLoop_PostgresPool(b *testing.B) {
 			srv := httptest.NewServer(s.Handler())
 			defer srv.Close()
 			target := srv.URL + r.query + "&" + playview.FragmentParam + "=1"
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: r.clients, DisableCompression: true}}
-			click := func() (int, time.Duration) {
+			// Each client is a learner of its own (its own source address):
+			// one client holds one ledger at a time.
+			click := func(client *http.Client) (int, time.Duration) {
 				req, _ := http.NewRequest(http.MethodGet, target, nil)
 				req.Header.Set("Accept-Encoding", "gzip")
 				start := time.Now()
@@ -59,7 +60,7 @@ func BenchmarkClosedLoop_PostgresPool(b *testing.B) {
 				resp.Body.Close()
 				return resp.StatusCode, time.Since(start)
 			}
-			if status, _ := click(); status != http.StatusOK { // warm: every session open
+			if status, _ := click(clientAt("127.0.0.9")); status != http.StatusOK { // warm: every session open
 				b.Fatalf("status %d", status)
 			}
 			var ok, busy atomic.Int64
@@ -69,11 +70,12 @@ func BenchmarkClosedLoop_PostgresPool(b *testing.B) {
 			for b.Loop() {
 				var wg sync.WaitGroup
 				end := time.Now().Add(round)
-				for range r.clients {
+				for c := range r.clients {
+					client := clientAt(fmt.Sprintf("127.0.0.%d", 10+c))
 					wg.Go(func() {
 						var mine []time.Duration
 						for time.Now().Before(end) {
-							switch status, took := click(); status {
+							switch status, took := click(client); status {
 							case http.StatusOK:
 								ok.Add(1)
 								mine = append(mine, took)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func testLedgers(t testing.TB, size int) *playground.PostgresLedgers {
 	t.Helper()
 	var b [4]byte
 	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), size, "test_web_"+hex.EncodeToString(b[:]))
+	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.LedgerDatabase(t), size, "test_web_"+hex.EncodeToString(b[:]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +212,63 @@ func TestLedgerGate_ACheckTakesItsShareOfThePool(t *testing.T) {
 	runs[0]()
 	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != 0 {
 		t.Errorf("ledgers in use after the check %v, want 0", got)
+	}
+}
+
+// slowPostgresHandler's statement runs into PostgreSQL's statement timeout
+// (2 s): ten ten-row lists joined, 10^10 rows.
+const slowPostgresHandler = "@on credit\n" +
+	"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id AND EXISTS (SELECT 1 FROM " +
+	"(VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) a, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) b, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) c, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) d, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) e, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) f, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) g, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) h, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) i, (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) j " +
+	"WHERE a.column1 + b.column1 + c.column1 + d.column1 + e.column1 + f.column1 + g.column1 + h.column1 + i.column1 + j.column1 < 0);\n"
+
+// Over real HTTP, a client's runs on PostgreSQL hold one ledger at a time:
+// while its slow run holds one, its next run waits for it as long as a run
+// waits for a ledger and is then refused with 429 and a sentence saying
+// why, while another address's run on PostgreSQL is answered; the slow run
+// itself is the learner's 422, and its ledger time is charged to her share.
+func TestLedgerGate_AClientsRunsHoldOneLedgerOverHTTP(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under -race every time limit is scaled ten times and the run's own wall budget ends first; the plain run checks it")
+	}
+	s := newTestServer(t, Config{Ledgers: testLedgers(t, 4)})
+	frozen := time.Unix(1_800_000_000, 0)
+	s.limiter.Now = func() time.Time { return frozen } // shares refill only as charged
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	get := func(c *http.Client, query string) (int, string) {
+		resp, err := c.Get(srv.URL + "/api/v1/run?" + query)
+		if err != nil {
+			t.Error(err)
+			return 0, ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	ada, bob := clientAt("127.0.0.2"), clientAt("127.0.0.3")
+	slow := url.Values{"scenario": {"lost-ack"}, "handlers": {"increment"}, "handler": {slowPostgresHandler}, "script": {"deliver msg-1"}, "ledger": {"postgres-rc"}}
+	first := make(chan int, 1)
+	go func() { status, _ := get(ada, slow.Encode()); first <- status }()
+	for testutil.ToFloat64(s.ledgerGate.InUse) == 0 {
+		select {
+		case status := <-first:
+			t.Fatalf("the slow run answered %d before the others were sent", status)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if status, body := get(ada, raceQuery+"&ledger=postgres-rr"); status != http.StatusTooManyRequests || !strings.Contains(body, "You already have a run on PostgreSQL running") {
+		t.Errorf("Ada's second run on PostgreSQL while her first holds a ledger: %d %.300s; want 429 saying her run holds one", status, body)
+	}
+	if status, body := get(bob, raceQuery+"&ledger=postgres-rr"); status != http.StatusOK {
+		t.Errorf("Bob's run on PostgreSQL meanwhile: %d %.300s", status, body)
+	}
+	if status := <-first; status != http.StatusUnprocessableEntity {
+		t.Errorf("Ada's slow run: %d; want the learner's 422", status)
+	}
+	// Her slow run held a ledger for 2 s, which her share pays for (a token
+	// per 100 ms): her next run waits for her share, not for a ledger.
+	if status, body := get(ada, raceQuery+"&ledger=postgres-rr"); status != http.StatusTooManyRequests || !strings.Contains(body, "in a short time") {
+		t.Errorf("Ada's run once her slow one ended: %d %.300s; want 429 for her share, spent on the ledger time she held", status, body)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,11 +33,12 @@ import (
 // come over real connections from 127.0.0.x source addresses, as learners'
 // browsers behind different networks (or one NAT) would.
 type checkSite struct {
-	s    *Server
-	srv  *httptest.Server
-	svc  *workshop.Service
-	room workshop.Room
-	spec *lessons.ExerciseSpec
+	s     *Server
+	clock atomic.Int64 // the limiter's time, Unix nanoseconds: the tests move it
+	srv   *httptest.Server
+	svc   *workshop.Service
+	room  workshop.Room
+	spec  *lessons.ExerciseSpec
 }
 
 func newCheckSite(t *testing.T, exercise string) *checkSite {
@@ -59,8 +61,15 @@ func newCheckSite(t *testing.T, exercise string) *checkSite {
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &checkSite{s: s, srv: srv, svc: svc, room: room, spec: spec}
+	cs := &checkSite{s: s, srv: srv, svc: svc, room: room, spec: spec}
+	cs.clock.Store(time.Unix(1_800_000_000, 0).UnixNano())
+	s.limiter.Now = func() time.Time { return time.Unix(0, cs.clock.Load()) }
+	return cs
 }
+
+// later moves the limiter's clock on by d: shares refill, and nothing else
+// changes.
+func (cs *checkSite) later(d time.Duration) { cs.clock.Add(int64(d)) }
 
 // seat joins a learner to the room from address, and returns their
 // token.
@@ -211,7 +220,9 @@ func TestCheck_OneAtATimePerClientOverHTTP(t *testing.T) {
 	if a := <-first; a.status != http.StatusOK {
 		t.Fatalf("Ada's first check: %d %.300s", a.status, a.body)
 	}
-	// Her check ended: the next one runs.
+	// Her check ended, and a minute later (her share, spent on its CPU,
+	// refilled) the next one runs.
+	cs.later(time.Minute)
 	if a := cs.post(t, ada, "/api/v1/check", url.Values{"exercise": {spec.ID}, "handler": {spec.Start}}); a.status != http.StatusOK {
 		t.Errorf("Ada's check after her first ended: %d %.300s", a.status, a.body)
 	}

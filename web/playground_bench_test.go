@@ -3,10 +3,12 @@ package web
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"fmt"
 	"idemlab/web/admit"
 	"idemlab/web/playview"
 	"idemlab/web/site"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -158,7 +160,12 @@ func BenchmarkClosedLoop(b *testing.B) {
 	files := fstest.MapFS{"click.html": {Data: page, ModTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	static := httptest.NewServer(http.FileServerFS(files))
 	defer static.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: closedLoopClients, DisableCompression: true}}
+	// Each client is a learner of its own (its own source address): one
+	// client holds at most its share of the slots.
+	clients := make([]*http.Client, closedLoopClients)
+	for c := range clients {
+		clients[c] = clientAt(fmt.Sprintf("127.0.0.%d", 10+c))
+	}
 
 	// loop requests back to back for one round and counts the 200s.
 	loop := func(next func(i int) string) (n int64) {
@@ -170,7 +177,7 @@ func BenchmarkClosedLoop(b *testing.B) {
 				for i := c; time.Now().Before(end); i += closedLoopClients {
 					req, _ := http.NewRequest(http.MethodGet, next(i), nil)
 					req.Header.Set("Accept-Encoding", "gzip")
-					resp, err := client.Do(req)
+					resp, err := clients[c].Do(req)
 					if err != nil {
 						b.Error(err)
 						return
@@ -270,4 +277,11 @@ func BenchmarkGzipLevel(b *testing.B) {
 			b.ReportMetric(float64(zipped)/float64(plain), "ratio")
 		})
 	}
+}
+
+// clientAt is a client whose connections come from address (any 127.0.0.x
+// reaches a loopback server), uncompressed: a learner of its own.
+func clientAt(address string) *http.Client {
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(address)}}
+	return &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, DisableCompression: true}}
 }

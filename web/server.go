@@ -111,7 +111,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 	if s.workshop, err = workshopweb.NewState(cfg.Workshop, cfg.PublicURL); err != nil {
 		return nil, err
 	}
-	s.play = &playview.Pages{Adm: s.adm, Metrics: s.metrics, Ledgers: s.ledgers, LedgerGate: s.ledgerGate, AdmitClient: s.admitClient,
+	s.play = &playview.Pages{Adm: s.adm, Metrics: s.metrics, Ledgers: s.ledgers, LedgerGate: s.ledgerGate, Admit: s.admitRequest,
 		Limiter: func() *admit.RateLimiter { return s.limiter },
 		View:    func() *site.View { return s.site.Load().view }}
 	s.ws = &workshopweb.Pages{Workshop: s.workshop, Base: base, Origin: origin, Limiter: s.limiter,
@@ -519,12 +519,6 @@ type CheckReport = exercise.CheckReport
 // NewCheckReport reports res, checked for the handler source.
 func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 	return exercise.NewCheckReport(res, source)
-}
-
-// admitClient takes a token from the request's client, or refuses it.
-func (s *Server) admitClient(r *http.Request) (string, error) {
-	ctx, err := s.admitRequest(r)
-	return admit.ClientFrom(ctx), err
 }
 
 // admitRequest takes a token from the request's client, or refuses it;

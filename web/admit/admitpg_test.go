@@ -23,7 +23,7 @@ func TestAdmission_SlowPostgresSQLIsTheLearners422(t *testing.T) {
 	}
 	var b [4]byte
 	rand.Read(b[:])
-	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.Database(t), 1, "test_admit_"+hex.EncodeToString(b[:]))
+	pg, err := playground.OpenPostgresLedgers(context.Background(), pgtest.LedgerDatabase(t), 1, "test_admit_"+hex.EncodeToString(b[:]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,13 +25,17 @@ const FragmentParam = "fragment"
 // /embed/playground, /api/v1/run, and the runs of a lesson's blocks,
 // through the one admission path.
 type Pages struct {
-	Adm         *admit.Admission
-	Metrics     *site.Metrics
-	Ledgers     *playground.PostgresLedgers // nil: SQLite ledgers only
-	LedgerGate  *admit.LedgerGate           // nil without PostgreSQL ledgers
-	Limiter     func() *admit.RateLimiter   // the server's, charged by a run's CPU
-	AdmitClient func(r *http.Request) (client string, err error)
-	View        func() *site.View // the current course's
+	Adm        *admit.Admission
+	Metrics    *site.Metrics
+	Ledgers    *playground.PostgresLedgers // nil: SQLite ledgers only
+	LedgerGate *admit.LedgerGate           // nil without PostgreSQL ledgers
+	Limiter    func() *admit.RateLimiter   // the server's, charged by a run's CPU
+	// Admit takes a token from the request's client (its seat in a room,
+	// else its address), or refuses it; its context names the client
+	// (admit.RateLimiter.WithClient), whose shares the run is held to: a
+	// quarter of the slots, one PostgreSQL ledger at a time.
+	Admit func(r *http.Request) (context.Context, error)
+	View  func() *site.View // the current course's
 }
 
 // routes are the playground's own URLs.

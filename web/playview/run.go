@@ -21,12 +21,13 @@ import (
 // path (busy 503, rate 429, both with Retry-After); a run over its budget is
 // an answer (422) that compute rendered.
 func (s *Pages) ServeRun(w http.ResponseWriter, r *http.Request, compute admit.ComputeFunc) error {
-	client, err := s.AdmitClient(r)
+	ctx, err := s.Admit(r)
 	if err != nil {
 		return err
 	}
+	client := admit.ClientFrom(ctx)
 	key := r.URL.Path + "?" + r.URL.RawQuery
-	out, source, err := s.Adm.Run(s.onLedger(r), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
+	out, source, err := s.Adm.Run(s.onLedger(r.WithContext(ctx)), key, site.AcceptsGzip(r.Header.Get("Accept-Encoding")), compute)
 	if err != nil {
 		return err
 	}
