@@ -46,7 +46,7 @@ var commands = []command{
 		func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			return backupCommand(ctx, args, stdout)
 		}},
-	{"load", "[-target URL] [-learners N] [-duration D] [-think-min D] [-think-max D] [-expensive N] [-closed-loop D] [-idle D] [-cycles N]", "play virtual learners against a server on this machine and measure it",
+	{"load", "[-target URL] [-learners N] [-duration D] [-think-min D] [-think-max D] [-expensive N] [-closed-loop D] [-idle D] [-cycles N] [-room -instructor-key KEY [-one-address IP]]", "play virtual learners against a server on this machine and measure it",
 		func(ctx context.Context, args []string, stdout, _ io.Writer) error { return load(ctx, args, stdout) }},
 	{"health", "[-url URL]", "exit 0 when URL/healthz answers 200 (the container's health check)",
 		func(ctx context.Context, args []string, stdout, _ io.Writer) error { return health(ctx, args, stdout) }},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"idemlab/internal/loadtest"
@@ -31,6 +32,9 @@ func load(ctx context.Context, args []string, stdout io.Writer) error {
 	closed := fs.Duration("closed-loop", 0, "then measure closed-loop clicks/s, and an http.FileServer of a lesson's bytes, for this long each")
 	idle := fs.Duration("idle", 5*time.Second, "pause before reading the idle memory after the run")
 	cycles := fs.Int("cycles", 1, "run the learners this many times, reading the idle memory after each (a leak climbs)")
+	room := fs.Bool("room", false, "play a workshop room: an instructor follows the class view while the learners join, click and raise hands (needs -target, comma-separated for replicas, and -instructor-key)")
+	instructorKey := fs.String("instructor-key", "", "with -room: the servers' instructor key")
+	oneAddress := fs.String("one-address", "", "with -room: every learner comes from this one address (a class behind one NAT)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -46,6 +50,9 @@ func load(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(l.Playgrounds) > 0 {
 			slugs = append(slugs, l.Slug)
 		}
+	}
+	if *room {
+		return loadRoom(ctx, stdout, *target, *instructorKey, *oneAddress, slugs, *learners, *thinkMin, *thinkMax, *duration)
 	}
 	base := *target
 	if base == "" {
@@ -182,5 +189,35 @@ func closedLoop(ctx context.Context, stdout io.Writer, client *http.Client, base
 	fmt.Fprintf(stdout, "closed loop, %d at a time, %v each: http.FileServer of lesson %s (%d bytes) %.0f/s (errors %d)\n", workers, d, slug, len(page), fileRate, fileErrs)
 	fmt.Fprintf(stdout, "  clicks, cached states: %.0f/s (errors %d) = %.2f × FileServer\n", cached, cachedErrs, cached/fileRate)
 	fmt.Fprintf(stdout, "  clicks, every one a new run: %.0f/s (errors %d) = %.3f × FileServer\n", fresh, freshErrs, fresh/fileRate)
+	return nil
+}
+
+// loadRoom is `idemlab load -room`: a workshop room under load on -target
+// (one server, or replicas of one store separated by commas).
+func loadRoom(ctx context.Context, stdout io.Writer, targets, key, address string, slugs []string, learners int, thinkMin, thinkMax, duration time.Duration) error {
+	if targets == "" || key == "" || learners < 1 {
+		return usagef("load -room: needs -target (idemlab serve -workshop -trust-proxy; comma-separated for replicas), -instructor-key and -learners > 0")
+	}
+	cfg := loadtest.RoomConfig{Targets: strings.Split(targets, ","), InstructorKey: key, Learners: learners, Address: address,
+		ThinkMin: thinkMin, ThinkMax: thinkMax, Duration: duration, Lessons: slugs[:min(len(slugs), 5)]}
+	res, err := loadtest.RunRoom(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	from := "each from its own address"
+	if address != "" {
+		from = "all from " + address
+	}
+	fmt.Fprintf(stdout, "a room of %d learners (%s, think %v-%v) on %d server(s) for %v:\n", learners, from, thinkMin, thinkMax, len(cfg.Targets), res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  clicks: %s\n", res.Clicks)
+	fmt.Fprintf(stdout, "  events acknowledged: %d, %s\n", res.Acked, res.Events)
+	fmt.Fprintf(stdout, "  event to instructor: %s; never shown: %d\n", res.ToInstructor, res.Unseen)
+	fmt.Fprintf(stdout, "  refused (429): %d; errors: %d %v\n", res.Refused, res.Errors, res.Statuses)
+	if res.ErrorSample != "" {
+		fmt.Fprintf(stdout, "  first error: %s\n", res.ErrorSample)
+	}
+	for i, rss := range res.PeakRSS {
+		fmt.Fprintf(stdout, "  server %d: peak RSS %.1f MB\n", i+1, rss/1e6)
+	}
 	return nil
 }

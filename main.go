@@ -11,6 +11,7 @@
 //	idemlab backup [-data DIR | -database URL] FILE
 //	idemlab load [-target URL] [-learners N] [-duration D] [-think-min D] [-think-max D]
 //	        [-expensive N] [-closed-loop D] [-idle D] [-cycles N]
+//	        [-room -instructor-key KEY [-one-address IP]]
 //	idemlab health [-url URL]
 //	idemlab version
 //	idemlab help

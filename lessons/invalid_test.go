@@ -35,8 +35,8 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"duplicate-order", "02-b.md:4: order 1 is already used by 01-a.md"},
 		{"duplicate-slug", "a.md: slug \"a\" is already taken by 01-a.md"},
 		{"engine-problems", "01-a.md:15: expect: lesson claims increment: ok but the engine shows duplicate-effect\n" +
-			"01-a.md:20: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid, stale-price, partition-crash, card-charge, receipt-email\n" +
-			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe, dedupe-key, versioned-set, auto-commit, commit-after, offset-tx, charge-no-key, charge-key, charge-after-commit, charge-inbox, charge-outbox, email-in-tx, email-after-commit, email-outbox\n" +
+			"01-a.md:20: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid, stale-price, partition-crash, card-charge, receipt-email, outage-requeue, outage-backoff, outage-jitter, order-flow\n" +
+			"01-a.md:28: handlers: unknown handler \"incremnt\"; handlers are increment, set-value, dedupe-tx, conditional, check-then-insert, mark-before, mark-after, memory-filter, filter-dedupe, dedupe-key, versioned-set, auto-commit-poll, auto-commit-timer, commit-after, offset-tx, charge-no-key, charge-key, charge-after-commit, charge-inbox, charge-outbox, email-in-tx, email-after-commit, email-outbox, flow-restart, flow-phases\n" +
 			"01-a.md:36: script: event 2: unknown event \"fly\"; events are deliver, redeliver, publish, start, step, finish, crash, expire, restart, replay, prune, advance, redrive, poll, rebalance"},
 		{"exercise-bad-script", "01-a.md:24: exercise ex-a: start: unknown parameter :amout; parameters are :message_id, :amount, :balance, :account_id, :order_id, :payment_id, :sku, :price, :version, :now, :offset, :partition\n" +
 			"01-a.md:29: exercise ex-a: solution: @stop-if-found must follow a SELECT (line 3 is INSERT)"},
@@ -52,7 +52,7 @@ func TestLoad_InvalidFixtures(t *testing.T) {
 		{"exercise-unknown-key", "01-a.md:18: exercise: unknown key \"invariant\": did you mean \"invariants\"?\n" +
 			"01-a.md:21: exercise: bounds: unknown key \"lost_ack\": did you mean \"lost_acks\"?\n" +
 			"01-a.md:32: exercise: unknown key \"hint\": did you mean \"hints\"?"},
-		{"exercise-unknown-scenario", "01-a.md:17: exercise ex-a: scenarios: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid, stale-price, partition-crash, card-charge, receipt-email"},
+		{"exercise-unknown-scenario", "01-a.md:17: exercise ex-a: scenarios: scenario: unknown scenario \"lost-acks\"; scenarios are lost-ack, crash-before-ack, lease-expiry, webhook-retry, concurrent-duplicate, topic-replay, early-prune, producer-retry, dlq-redrive, restart-filter, order-shipping, crash-mid-handler, never-paid, stale-price, partition-crash, card-charge, receipt-email, outage-requeue, outage-backoff, outage-jitter, order-flow"},
 		{"exercise-wrong-types", "01-a.md:15: exercise: title must be a string, not a list\n" +
 			"01-a.md:17: exercise: scenarios must be a list, not a string\n" +
 			"01-a.md:20: exercise: bounds.max_events must be a whole number, not a string\n" +

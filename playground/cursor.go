@@ -146,7 +146,7 @@ func (h *HandlerTrace) BrokerAt(n int) BrokerState {
 			m.Status, m.Worker, copies[c] = st.Kind, st.Worker, false
 		case StepAck:
 			m.Status, copies[c] = st.Kind, true
-		case StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter:
+		case StepAckLost, StepAckRefused, StepCrash, StepLeaseExpired, StepDeadLetter, StepBackoff:
 			m.Status = st.Kind
 		}
 		acked[st.Message] = copies

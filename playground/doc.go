@@ -68,12 +68,18 @@
 // files, and compares every outcome.
 //
 // The clock is in ticks (Scenario.TickUnit says what a tick stands for) and
-// only moves on "advance T" and when a redelivery waits for a lease to end;
+// only moves on "advance T" and when a redelivery waits for a lease (or a
+// backoff) to end;
 // statements take no time, so every handler sees the same clock. A delivery
 // leases the message for Settings.LeaseTicks; an ack after the lease ended
 // (or after "expire") is refused, and the broker may deliver the message
 // again. After Settings.MaxDeliveries deliveries of one copy the message is
-// dead-lettered.
+// dead-lettered. With Settings.Backoff (backoff.go) a failed handler gives
+// the copy back at once and the broker holds it back for a delay that grows
+// with its failed deliveries (immediate, fixed, exponential up to a cap,
+// with seeded jitter); a lapsed lease adds the same delay after its end,
+// and a delivery of a copy still held back first moves the clock to the
+// end of its delay.
 //
 // Each publish (and each message a replay sends again) is a broker record
 // of its own, a copy, as a retried webhook is: its own deliveries, lease
@@ -109,7 +115,9 @@
 //	replay                        every message published so far is delivered again, in order, to the first idle worker, each as a new copy
 //	prune [older-than T]          delete processed_messages rows older than T ticks (default Settings.RetentionTicks)
 //	advance T                     the clock moves T ticks on
-//	poll [crash-at OFFSET]        partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	poll [timer-at OFFSET] [crash-at OFFSET]
+//	                              partition scenarios: the partition's owner fetches its next batch and handles each record;
+//	                              timer-at fires an auto-commit timer just before its handler runs on the record at OFFSET;
 //	                              crash-at kills it just before its handler runs on the record at OFFSET
 //	rebalance [to W]              partition scenarios: the group assigns the partition to W (default: the next worker), which seeks
 //
@@ -160,9 +168,11 @@
 //	                    again from its BEGIN, at most 5 times per delivery (else: the handler fails,
 //	                    no ack): busy is SQLite's SQLITE_BUSY and SQLITE_BUSY_SNAPSHOT,
 //	                    serialization_failure PostgreSQL's 40001 and 40P01, conflict all four (retry.go)
-//	@offsets STYLE      in a partition scenario: auto-commit (commit a batch's offsets when it is handed over),
-//	                    commit-after (commit once the batch is handled; the default) or stored (commit nothing
-//	                    to the group, seek to next_offset in consumer_offsets); elsewhere it changes nothing
+//	@offsets STYLE      in a partition scenario: auto-commit-poll (the Java consumer: each poll commits what
+//	                    earlier polls returned), auto-commit-timer (a timer, placed by poll's timer-at, commits
+//	                    everything handed out: librdkafka, franz-go's GreedyAutoCommit), commit-after (commit
+//	                    once the batch is handled; the default) or stored (commit nothing to the group, seek to
+//	                    next_offset in consumer_offsets); elsewhere it changes nothing
 //
 // Stopping rolls back an open transaction. Statements may be SELECT, INSERT,
 // UPDATE, DELETE, REPLACE, BEGIN, COMMIT (END) and ROLLBACK; a section must

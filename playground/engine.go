@@ -551,6 +551,9 @@ func (s *sim) deliver(ev Event) *worker {
 		s.record(Step{Kind: StepClock, Message: id, Note: fmt.Sprintf("the clock jumps from tick %d to %d, the end of %s's lease", from, s.now, id)})
 		s.leasesRanOut(from)
 	}
+	if c != nil && c.leaseEnd <= s.now {
+		s.waitOutBackoff(c) // backoff.go
+	}
 	if c.deliveries >= s.sc.Settings.MaxDeliveries {
 		c.dead = true
 		s.record(Step{Kind: StepDeadLetter, Message: id, Copy: c.label(), Note: fmt.Sprintf("%s was delivered %d times: the broker moves it to the dead-letter queue", id, c.deliveries)})

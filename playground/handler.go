@@ -24,7 +24,8 @@ type Handler struct {
 	// that covers an error, the error fails the handler: no ack.
 	RetryOn []string `json:"retry_on,omitempty"`
 	// Offsets is how the handler's consumer keeps its place in a
-	// partition (@offsets: auto-commit, commit-after or stored; offsets.go);
+	// partition (@offsets: auto-commit-poll, auto-commit-timer, commit-after
+	// or stored; offsets.go);
 	// "" runs as commit-after in a partition scenario.
 	Offsets string `json:"offsets,omitempty"`
 
@@ -92,7 +93,7 @@ var builtinOrder = []string{
 	"increment", "set-value", "dedupe-tx", "conditional", "check-then-insert",
 	"mark-before", "mark-after", "memory-filter", "filter-dedupe", "dedupe-key",
 	"versioned-set",
-	"auto-commit", "commit-after", "offset-tx",
+	"auto-commit-poll", "auto-commit-timer", "commit-after", "offset-tx",
 }
 
 var builtinHandlers = func() map[string]*Handler {
@@ -138,6 +139,9 @@ func Handlers() []*Handler {
 func LookupHandler(name string) (*Handler, error) {
 	if h, ok := builtinHandlers[name]; ok {
 		return h, nil
+	}
+	if hint := retiredHandlerHint(name); hint != "" {
+		return nil, &InputError{Field: "handlers", Msg: hint}
 	}
 	return nil, &InputError{Field: "handlers", Msg: fmt.Sprintf("unknown handler %q; handlers are %s", clip(name), strings.Join(builtinOrder, ", "))}
 }
@@ -249,8 +253,8 @@ func parseHandlerChecked(name, source string, check func(*statement) error) (*Ha
 				if err := once(); err != nil {
 					return nil, lineNo, err
 				}
-				if !contains(offsetStyles, arg) {
-					return nil, lineNo, fmt.Errorf("@offsets takes %s, not %q", strings.Join(offsetStyles, ", "), clip(arg))
+				if err := checkOffsetStyle(arg); err != nil {
+					return nil, lineNo, err
 				}
 				h.Offsets = arg
 			case "on":

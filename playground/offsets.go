@@ -21,15 +21,31 @@ import (
 //   - poll hands the owner the next batch (at most Partition.BatchSize
 //     records, max.poll.records) from its position, and the owner runs its
 //     handler on each record in offset order. A record has no ack; how the
-//     owner keeps its place is the handler's @offsets style:
-//     auto-commit commits the offset after the batch as soon as the batch
-//     is handed over, processed or not (enable.auto.commit commits the
-//     offsets of records already handed to the application, and its timer
-//     can fire at any moment of a batch: the engine plays the moment right
-//     after the hand-over); commit-after (the default) commits it once
-//     every record of the batch is handled; stored commits nothing to the
-//     group: the handler writes next_offset in the transaction of the
-//     effect.
+//     owner keeps its place is the handler's @offsets style, named for what
+//     real clients do:
+//     auto-commit-poll is the Java KafkaConsumer's enable.auto.commit: the
+//     commit runs inside poll() and covers the records that earlier polls
+//     returned, so a loop that handles every record of a batch before it
+//     polls again never commits one it has not handled (the Javadoc's
+//     condition for at-least-once). The engine lets auto.commit.interval.ms
+//     pass between batches: every poll first commits the owner's position.
+//     franz-go's default autocommit commits the same offsets (what earlier
+//     polls returned) from its timer. auto-commit-timer is a background
+//     timer that commits everything handed to the application so far,
+//     processed or not: librdkafka with its defaults (enable.auto.commit,
+//     enable.auto.offset.store stores an offset as its message is handed
+//     over, auto.commit.interval.ms) and franz-go with GreedyAutoCommit. Its
+//     timer fires where the script places it, poll's timer-at OFFSET: just
+//     before the handler runs on that record; it commits the end of the
+//     batch, and a crash later in the batch then loses the records it did
+//     not handle. Both auto-commit styles also commit the position when a
+//     live owner's partition is revoked in a rebalance (the Java consumer
+//     before it rejoins, librdkafka when it unassigns, franz-go's default
+//     revoke under GreedyAutoCommit; franz-go's default mode commits only
+//     the polls before the last one there, and so repeats the last batch).
+//     commit-after (the default) commits the batch's end once every record
+//     of it is handled; stored commits nothing to the group: the handler
+//     writes next_offset in the transaction of the effect.
 //   - crash-at N kills the owner just before it handles the record at
 //     offset N. A dead owner owns nothing: the group reassigns the
 //     partition on rebalance (after session.timeout.ms in Kafka). A
@@ -55,12 +71,44 @@ type Partition struct {
 
 // Offset styles: a handler's @offsets directive.
 const (
-	OffsetsAutoCommit  = "auto-commit"
-	OffsetsCommitAfter = "commit-after"
-	OffsetsStored      = "stored"
+	OffsetsAutoCommitPoll  = "auto-commit-poll"  // the Java consumer's commit inside poll() of what earlier polls returned
+	OffsetsAutoCommitTimer = "auto-commit-timer" // a timer that commits everything handed out (librdkafka; franz-go's GreedyAutoCommit)
+	OffsetsCommitAfter     = "commit-after"
+	OffsetsStored          = "stored"
 )
 
-var offsetStyles = []string{OffsetsAutoCommit, OffsetsCommitAfter, OffsetsStored}
+var offsetStyles = []string{OffsetsAutoCommitPoll, OffsetsAutoCommitTimer, OffsetsCommitAfter, OffsetsStored}
+
+// autoCommitSplit is what a handler or @offsets directive that still says
+// auto-commit is told: the one style it named was split in two, and the
+// learner picks the client they mean.
+const autoCommitSplit = "auto-commit is now two styles, named for what clients do: auto-commit-poll (the Java consumer: poll() commits what earlier polls returned, at least once when each batch is handled before the next poll) and auto-commit-timer (librdkafka's defaults, franz-go's GreedyAutoCommit: a timer commits what was handed out, processed or not)"
+
+// checkOffsetStyle is the @offsets directive's argument check.
+func checkOffsetStyle(arg string) error {
+	if arg == "auto-commit" {
+		return fmt.Errorf("@offsets %s", autoCommitSplit)
+	}
+	if !contains(offsetStyles, arg) {
+		return fmt.Errorf("@offsets takes %s, not %q", strings.Join(offsetStyles, ", "), clip(arg))
+	}
+	return nil
+}
+
+// retiredHandlerHint says what became of a built-in handler name that old
+// links may still carry; "" for a name that never was one.
+func retiredHandlerHint(name string) string {
+	if name == "auto-commit" {
+		return "the auto-commit handler is now two handlers: " + strings.Replace(autoCommitSplit, "auto-commit is now two styles, named for what clients do: ", "", 1)
+	}
+	return ""
+}
+
+// autoCommits reports whether the style commits by itself, without the
+// handler asking: the two auto-commit styles.
+func autoCommits(style string) bool {
+	return style == OffsetsAutoCommitPoll || style == OffsetsAutoCommitTimer
+}
 
 // Step kinds of a partition scenario.
 const (
@@ -264,6 +312,9 @@ func (s *sim) poll(ev Event) error {
 		}
 	}
 	from := p.position
+	if p.style == OffsetsAutoCommitPoll && from > p.committed && from > 0 {
+		s.commitOffset(w, from, fmt.Sprintf("auto-commit-poll: %s's poll() first commits offset %d, past the records earlier polls returned, all of them handled (the Java consumer's enable.auto.commit commits inside poll(); franz-go's default autocommit commits the same offsets from its timer)", w.name, from))
+	}
 	end := min(from+int64(p.cfg.BatchSize), p.end(s))
 	ids := make([]string, 0, end-from)
 	for off := from; off < end; off++ {
@@ -273,9 +324,6 @@ func (s *sim) poll(ev Event) error {
 	s.record(Step{Kind: StepPoll, Worker: w.name, Note: fmt.Sprintf("%s polls %s from offset %d and receives %s (max.poll.records is %d)",
 		w.name, p.cfg.Name, from, strings.Join(ids, ", "), p.cfg.BatchSize)})
 	p.position = end
-	if p.style == OffsetsAutoCommit {
-		s.commitOffset(w, end, fmt.Sprintf("auto-commit: the group's committed offset becomes %d, past every record handed to %s, though %s has handled none of them yet (enable.auto.commit commits what was handed over, processed or not)", end, w.name, w.name))
-	}
 	for off := from; off < end; off++ {
 		m := &s.sc.Messages[off]
 		st := s.msgs[m.ID]
@@ -292,6 +340,9 @@ func (s *sim) poll(ev Event) error {
 		}
 		w.job = &job{msg: c, attempt: c.deliveries, stmts: stmts, leaseEnd: c.leaseEnd, batch: true}
 		s.record(Step{Kind: StepDeliver, Worker: w.name, Message: m.ID, Attempt: c.deliveries, Note: note})
+		if ev.Timer && ev.TimerAt == off {
+			s.timerFires(w, from, off, end)
+		}
 		if ev.Fault == FaultCrashAt && ev.N == off {
 			return s.crash(w, StepCrash, fmt.Sprintf("crash-at %d: %s dies before its handler runs on %s", off, w.name, m.ID))
 		}
@@ -312,13 +363,20 @@ func (s *sim) poll(ev Event) error {
 			return nil
 		}
 	}
+	if ev.Timer && (ev.TimerAt < from || ev.TimerAt >= end) {
+		s.record(Step{Kind: StepNote, Worker: w.name, Note: fmt.Sprintf("timer-at %d did not fire: the batch held offsets %d to %d", ev.TimerAt, from, end-1)})
+	}
 	if ev.Fault == FaultCrashAt {
 		s.record(Step{Kind: StepNote, Worker: w.name, Note: fmt.Sprintf("crash-at %d did not fire: the batch held offsets %d to %d", ev.N, from, end-1)})
 	}
 	done := Step{Kind: StepBatchDone, Worker: w.name, Note: fmt.Sprintf("%s has handled the batch; its position is %d", w.name, end)}
 	switch p.style {
-	case OffsetsAutoCommit:
-		done.Note += " (the batch's offsets were committed when it was handed over)"
+	case OffsetsAutoCommitPoll:
+		done.Note += "; its next poll() commits it"
+	case OffsetsAutoCommitTimer:
+		if p.committed < end {
+			done.Note += "; its auto-commit timer commits it when it next fires (timer-at places it inside a batch)"
+		}
 	case OffsetsStored:
 		done.Note += "; it commits nothing to the group: each record's next offset went into consumer_offsets in the transaction of its effect"
 	}
@@ -327,6 +385,38 @@ func (s *sim) poll(ev Event) error {
 		s.commitOffset(w, end, fmt.Sprintf("%s commits offset %d after processing the batch", w.name, end))
 	}
 	return nil
+}
+
+// timerFires plays an auto-commit timer that goes off while w is about to
+// handle the record at offset at, in the batch from to end-1.
+func (s *sim) timerFires(w *worker, from, at, end int64) {
+	p := s.part
+	switch p.style {
+	case OffsetsAutoCommitTimer:
+		s.commitOffset(w, end, fmt.Sprintf("timer-at %d: %s's auto-commit timer fires and commits offset %d, past every record handed to %s, though %s", at, w.name, end, w.name, unhandledText(s, at, end)))
+	case OffsetsAutoCommitPoll:
+		if from > p.committed && from > 0 { // not reached: the poll committed them
+			s.commitOffset(w, from, fmt.Sprintf("timer-at %d: %s's auto-commit commits offset %d, past the records earlier polls returned", at, w.name, from))
+			return
+		}
+		why := "no earlier poll returned a record since " + w.name + " took " + p.cfg.Name
+		if p.committed > 0 {
+			why = fmt.Sprintf("those (up to offset %d) are committed already", p.committed)
+		}
+		s.record(Step{Kind: StepNote, Worker: w.name, Note: fmt.Sprintf("timer-at %d: auto-commit-poll commits only the records earlier polls returned, and %s: nothing %s has not handled is committed", at, why, w.name)})
+	default:
+		s.record(Step{Kind: StepNote, Worker: w.name, Note: fmt.Sprintf("timer-at %d: %s's consumer has no auto-commit (@offsets %s): the timer commits nothing", at, w.name, p.style)})
+	}
+}
+
+// unhandledText names the records from at to end-1 that the owner has not
+// handled yet: "it has not handled rec-1, rec-2 yet".
+func unhandledText(s *sim, at, end int64) string {
+	ids := make([]string, 0, end-at)
+	for off := at; off < end; off++ {
+		ids = append(ids, s.sc.Messages[off].ID)
+	}
+	return "it has not handled " + strings.Join(ids, ", ") + " yet"
 }
 
 // commitOffset moves the group's committed offset.
@@ -419,6 +509,13 @@ func (s *sim) rebalance(ev Event) error {
 		note = fmt.Sprintf("the group rebalances: %s is revoked from %s and assigned to %s", p.cfg.Name, prev.name, to.name)
 	}
 	s.record(Step{Kind: StepRebalance, Worker: to.name, Note: note})
+	if prev != nil && autoCommits(p.style) && p.position > p.committed && p.position > 0 {
+		who := "the Java consumer commits before it rejoins the group"
+		if p.style == OffsetsAutoCommitTimer {
+			who = "librdkafka commits the partitions it unassigns; franz-go's default revoke commits everything polled under GreedyAutoCommit"
+		}
+		s.commitOffset(prev, p.position, fmt.Sprintf("%s commits offset %d as %s is revoked: with auto-commit on, a consumer commits its position before it gives a partition up (%s)", prev.name, p.position, p.cfg.Name, who))
+	}
 	p.owner, p.position = to, -1
 	return s.seek(to)
 }
@@ -440,7 +537,13 @@ func (s *sim) partitionWorkerDied(w *worker, kind string) {
 
 // checkPartitionEvent rejects a crash-at outside the scenario's partition.
 func (sc *Scenario) checkPartitionEvent(n int, ev Event) error {
-	if ev.Kind == EventPoll && ev.Fault == FaultCrashAt && sc.Partition != nil && ev.N >= int64(len(sc.Messages)) {
+	if ev.Kind != EventPoll || sc.Partition == nil {
+		return nil
+	}
+	if ev.Timer && ev.TimerAt >= int64(len(sc.Messages)) {
+		return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: timer-at %d: %s holds offsets 0 to %d", n, ev.TimerAt, sc.Partition.Name, len(sc.Messages)-1)}
+	}
+	if ev.Fault == FaultCrashAt && ev.N >= int64(len(sc.Messages)) {
 		return &InputError{Field: "script", Msg: fmt.Sprintf("event %d: crash-at %d: %s holds offsets 0 to %d", n, ev.N, sc.Partition.Name, len(sc.Messages)-1)}
 	}
 	return nil
@@ -448,25 +551,38 @@ func (sc *Scenario) checkPartitionEvent(n int, ev Event) error {
 
 // parsePartitionEvent parses the words after poll or rebalance:
 //
-//	poll [crash-at OFFSET]
+//	poll [timer-at OFFSET] [crash-at OFFSET]
 //	rebalance [to W]
 func parsePartitionEvent(ev *Event, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
 	}
 	if ev.Kind == EventPoll {
-		if args[0] != FaultCrashAt {
-			return args, fmt.Errorf("unexpected %q after poll; expected crash-at OFFSET", clip(args[0]))
+		for i := 0; len(args) > 0; i++ {
+			word := args[0]
+			switch {
+			case word != FaultCrashAt && word != PollTimerAt && i == 0:
+				return args, fmt.Errorf("unexpected %q after poll; expected timer-at OFFSET, crash-at OFFSET, or both", clip(word))
+			case word != FaultCrashAt && word != PollTimerAt:
+				return args, nil // the caller names what is left over
+			case word == FaultCrashAt && ev.Fault != "" || word == PollTimerAt && ev.Timer:
+				return args, fmt.Errorf("poll takes %s once", word)
+			}
+			if len(args) < 2 {
+				return args, fmt.Errorf("%s needs an offset, e.g. %s 2", word, word)
+			}
+			n, err := parseCount(word, args[1], 0, MaxMessages-1)
+			if err != nil {
+				return args, err
+			}
+			if word == FaultCrashAt {
+				ev.Fault, ev.N = FaultCrashAt, n
+			} else {
+				ev.Timer, ev.TimerAt = true, n
+			}
+			args = args[2:]
 		}
-		if len(args) < 2 {
-			return args, fmt.Errorf("crash-at needs an offset, e.g. crash-at 2")
-		}
-		n, err := parseCount("crash-at", args[1], 0, MaxMessages-1)
-		if err != nil {
-			return args, err
-		}
-		ev.Fault, ev.N = FaultCrashAt, n
-		return args[2:], nil
+		return args, nil
 	}
 	if args[0] != "to" || len(args) < 2 {
 		return args, fmt.Errorf("rebalance takes an optional to W, e.g. rebalance to B")
@@ -480,6 +596,9 @@ func parsePartitionEvent(ev *Event, args []string) ([]string, error) {
 
 // appendPartitionText appends the words after poll or rebalance.
 func (e Event) appendPartitionText(b []byte) []byte {
+	if e.Kind == EventPoll && e.Timer {
+		b = strconv.AppendInt(append(b, " timer-at "...), e.TimerAt, 10)
+	}
 	if e.Kind == EventPoll && e.Fault == FaultCrashAt {
 		b = strconv.AppendInt(append(b, " crash-at "...), e.N, 10)
 	}

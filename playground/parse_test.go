@@ -103,8 +103,8 @@ func lineOf(ie *InputError) int {
 }
 
 func TestParseHandler_Builtins(t *testing.T) {
-	if len(Handlers()) != 22 {
-		t.Fatalf("%d built-in handlers, want 22", len(Handlers()))
+	if len(Handlers()) != 24 {
+		t.Fatalf("%d built-in handlers, want 24", len(Handlers()))
 	}
 	for _, h := range Handlers() {
 		if h.Description == "" || h.Why == "" || h.Source == "" {

@@ -65,6 +65,8 @@ func TestRun_Verdicts(t *testing.T) {
 	}
 	addOrderingVerdicts(want) // after the partition's row: versioned-set is lost there too (no credit section)
 	mergeVerdicts(want, providerVerdicts)
+	mergeVerdicts(want, retryVerdicts()) // backoff_test.go
+	mergeVerdicts(want, stepsVerdicts()) // scenario_steps_test.go
 	for _, sc := range Scenarios() {
 		for _, h := range Handlers() {
 			t.Run(sc.Name+"/"+h.Name, func(t *testing.T) {
@@ -83,7 +85,8 @@ func TestRun_Verdicts(t *testing.T) {
 				if ht.OK != (verdict == VerdictOK) {
 					t.Errorf("ok = %v with verdict %s", ht.OK, ht.Verdict)
 				}
-				if !ht.OK && (len(ht.Violations) == 0 || ht.FirstDivergence == nil) {
+				// Dead-lettered and pending are verdicts without a violation.
+				if !ht.OK && verdict != VerdictDeadLettered && verdict != VerdictPending && (len(ht.Violations) == 0 || ht.FirstDivergence == nil) {
 					t.Errorf("not ok, but no violations or first divergence")
 				}
 				if ht.OK && (len(ht.Violations) != 0 || ht.FirstDivergence != nil) {
@@ -396,7 +399,8 @@ func TestRequest_EventsScriptAndDefaults(t *testing.T) {
 func TestScenarios_Catalogue(t *testing.T) {
 	names := []string{"lost-ack", "crash-before-ack", "lease-expiry", "webhook-retry", "concurrent-duplicate",
 		"topic-replay", "early-prune", "producer-retry", "dlq-redrive", "restart-filter", "order-shipping", "crash-mid-handler", "never-paid",
-		"stale-price", "partition-crash", "card-charge", "receipt-email"}
+		"stale-price", "partition-crash", "card-charge", "receipt-email",
+		"outage-requeue", "outage-backoff", "outage-jitter", "order-flow"}
 	var got []string
 	for _, sc := range Scenarios() {
 		got = append(got, sc.Name)

@@ -198,6 +198,9 @@ func (s *sim) stepCall(w *worker, stmt *statement) (outcome, error) {
 		st.Note = fmt.Sprintf("sent the receipt for %s to %s (%s); an email has no idempotency key, so every call sends one", rec.message, rec.to, emailID(len(o.emails)-1))
 		s.changed[EmailsTable+"/"+emailID(len(o.emails)-1)] = true
 	case callCharge:
+		if st.Error = s.outageRefusal(); st.Error != "" { // backoff.go
+			return s.callFailed(w, st)
+		}
 		amount, isInt := value(c.Arg).(int64)
 		if !isInt {
 			st.Error = fmt.Sprintf("the provider refuses: the amount %s is not a whole number", valueText(value(c.Arg)))

@@ -36,7 +36,7 @@ var providerVerdicts = func() map[string]map[string]string {
 	ledgerOnly := func(v string) map[string]string {
 		return map[string]string{"increment": v, "set-value": v, "dedupe-tx": v, "conditional": v, "check-then-insert": v,
 			"mark-before": v, "mark-after": v, "memory-filter": v, "filter-dedupe": v, "dedupe-key": v, "versioned-set": v,
-			"auto-commit": v, "commit-after": v, "offset-tx": v}
+			"auto-commit-poll": v, "auto-commit-timer": v, "commit-after": v, "offset-tx": v}
 	}
 	return map[string]map[string]string{
 		// Every message of the partition is a credit these handlers apply once.

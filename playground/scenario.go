@@ -88,6 +88,9 @@ type BrokerSettings struct {
 	// KeyLifetimeTicks is how long the payment provider remembers an
 	// idempotency key (provider.go); 0: forever.
 	KeyLifetimeTicks int64 `json:"key_lifetime_ticks,omitempty"`
+	// Backoff delays the redelivery of a failed copy (backoff.go); nil:
+	// a failed copy waits for its lease to end.
+	Backoff *Backoff `json:"backoff,omitempty"`
 }
 
 // Scenario is a built-in story: an initial ledger, the messages, the broker
@@ -111,6 +114,9 @@ type Scenario struct {
 	// Outside lists the effects outside the database each credit must
 	// have exactly once (OutsideCharge, OutsideEmail: provider.go).
 	Outside []string `json:"outside,omitempty"`
+	// Outage, when set, makes the payment provider refuse charges for a
+	// while (backoff.go).
+	Outage *Outage `json:"outage,omitempty"`
 	// Sources are the named broker's documentation of the behaviour the
 	// scenario shows (a late ack, a redelivery).
 	Sources []ScenarioSource `json:"sources,omitempty"`

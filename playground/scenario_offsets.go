@@ -5,13 +5,19 @@ package playground
 var partitionCrash = &Scenario{
 	Name:  "partition-crash",
 	Title: "A Kafka consumer dies in the middle of a batch",
-	Story: "Consumer A of group payments polls three records from partition payments-0 and credits each one. It is killed while it handles the third. " +
+	Story: "Consumer A of group payments polls three records from partition payments-0 and credits each one. " +
+		"While it handles the second, an auto-commit timer goes off; A is killed before it handles the third. " +
 		"Once its session times out, the group rebalances and consumer B takes payments-0 over, starting where the offsets say. " +
-		"With auto-commit, a commit had already covered the whole batch, so the record A never handled is skipped for good. " +
-		"Committing after the batch, B reads the records A handled and applies them again. " +
+		"The Java consumer's auto-commit runs inside poll() and commits only what earlier polls returned, so nothing of this batch was committed: B applies the first two records again, as when the consumer commits after the batch. " +
+		"A timer that commits everything handed out (librdkafka's defaults, franz-go's GreedyAutoCommit) had committed the whole batch, so the record A never handled is skipped for good. " +
 		"With the offset stored in the transaction of each credit, B seeks to exactly the next record.",
-	Handlers:      []string{"auto-commit", "commit-after", "offset-tx"},
-	DefaultScript: "poll crash-at 2; rebalance to B; poll",
+	Sources: []ScenarioSource{
+		{"Apache Kafka: KafkaConsumer Javadoc, Offsets and Consumer Position (auto-commit during poll() is at least once when every record a poll returned is processed before the next poll)", "https://kafka.apache.org/39/javadoc/org/apache/kafka/clients/consumer/KafkaConsumer.html"},
+		{"librdkafka: CONFIGURATION.md (enable.auto.commit, auto.commit.interval.ms: a background commit of the stored offsets; enable.auto.offset.store)", "https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md"},
+		{"franz-go: kgo package (the default autocommit commits what earlier polls returned; GreedyAutoCommit commits everything polled and may lose messages; AutoCommitInterval)", "https://pkg.go.dev/github.com/twmb/franz-go/pkg/kgo"},
+	},
+	Handlers:      []string{"auto-commit-poll", "auto-commit-timer", "commit-after", "offset-tx"},
+	DefaultScript: "poll timer-at 1 crash-at 2; rebalance to B; poll",
 	Workers:       []string{"A", "B"},
 	Messages: []Message{credit("rec-0", "acc-1", 10), credit("rec-1", "acc-1", 20), credit("rec-2", "acc-1", 30),
 		credit("rec-3", "acc-1", 40), credit("rec-4", "acc-1", 50)},

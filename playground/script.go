@@ -51,6 +51,9 @@ const (
 	// FaultCrashAt may follow poll: the consumer dies just before it
 	// handles the record at offset N (Event.N).
 	FaultCrashAt = "crash-at"
+	// PollTimerAt may follow poll: an auto-commit timer fires just before
+	// the consumer handles the record at offset Event.TimerAt (offsets.go).
+	PollTimerAt = "timer-at"
 )
 
 // Event is one parsed script event. Zero values mean "not given": Worker ""
@@ -67,6 +70,10 @@ type Event struct {
 	N int64 `json:"n,omitempty"`
 	// OlderThan tells whether prune was given older-than (0 is a valid T).
 	OlderThan bool `json:"older_than,omitempty"`
+	// Timer tells whether poll was given timer-at, and TimerAt is its
+	// offset (0 is a valid offset).
+	Timer   bool  `json:"timer,omitempty"`
+	TimerAt int64 `json:"timer_at,omitempty"`
 }
 
 // Script is the ordered list of events a learner triggered.
@@ -267,7 +274,7 @@ func checkName(what, s string) error {
 		}
 	}
 	switch s {
-	case "to", "on", "older-than", FaultLoseAck, FaultCrashBeforeAck, FaultCrashAfter, FaultCrashAt:
+	case "to", "on", "older-than", FaultLoseAck, FaultCrashBeforeAck, FaultCrashAfter, FaultCrashAt, PollTimerAt:
 		return fmt.Errorf("%s %q is a keyword", what, s)
 	}
 	return nil

@@ -188,6 +188,7 @@ const (
 	StepNote         = "note"          // an explanation (e.g. the scheduler switched workers)
 	StepProvider     = "provider"      // a CALL to the payment provider: a charge, or the first result replayed for its key
 	StepEmail        = "email"         // a CALL to the email sender: every call sends
+	StepBackoff      = "backoff"       // a failed copy is held back for its redelivery delay (backoff.go)
 )
 
 // Step is one thing that happened in one handler's run.

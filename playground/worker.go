@@ -252,13 +252,14 @@ func (s *sim) executed(w *worker) (outcome, error) {
 // transaction rolls back.
 func (s *sim) abort(w *worker) {
 	j := w.job
-	s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
-		Note: s.abortNote(j.msg.m.ID)})
+	aborted := s.record(Step{Kind: StepAbort, Worker: w.name, Message: j.msg.m.ID, Attempt: j.attempt, Copy: j.msg.label(),
+		Note: s.abortNote(j.msg.m.ID)}).Index
 	if w.db != nil && w.db.inTransaction() {
 		r := s.rollback(w)
 		r.Kind, r.Note = StepRollback, "the failed handler's transaction rolls back"
 	}
 	w.job = nil
+	s.backOff(j.msg, aborted) // backoff.go
 }
 
 // finishJob is the step after the last statement: remember the id in the

@@ -469,14 +469,12 @@
     if (pgStore(PREDICT_KEY)[place]) {
       open();
     }
-    if (!form.querySelector("[data-testid='pg-predict-skip']")) {
-      var skip = document.createElement("button");
-      skip.type = "button";
-      skip.className = "pg-btn pg-predict-skip";
-      skip.setAttribute("data-testid", "pg-predict-skip");
-      skip.textContent = "Skip the question";
-      skip.title = "Show the verdicts without predicting";
-      skip.addEventListener("click", function () {
+    // The form's Skip button (guess=skip, which works without JavaScript)
+    // opens the verdicts here at once, with no request, and is kept.
+    var skip = form.querySelector("[data-testid='pg-predict-skip']");
+    if (skip) {
+      skip.addEventListener("click", function (event) {
+        event.preventDefault();
         pgStore(PREDICT_KEY, function (all) {
           all[place] = all[place] || "skip";
         });
@@ -487,16 +485,12 @@
           announce(says ? says.getAttribute("data-verdicts") || says.textContent : "The verdicts are shown.");
         }
       });
-      var submit = form.querySelector("[type=submit]");
-      (submit ? submit.parentNode : form).insertBefore(skip, submit ? submit.nextSibling : null);
     }
-    // The live region says what the learner can see.
-    var says = fig.querySelector("[data-announce]");
-    if (says && !fig.hasAttribute("data-predict-skipped") && !fig.classList.contains("pg-predicting")) {
-      var text = says.textContent;
-      var goals = text.match(/ Goals met: \d+ of \d+\.$/);
-      says.setAttribute("data-verdicts", text);
-      says.textContent = "Answer the question above the controls, or skip it, to see the verdicts." + (goals ? goals[0] : "");
+    // The server's live region says what the learner can see (the
+    // verdicts in data-verdicts): a skip kept from before reads them.
+    var said = fig.querySelector("[data-announce]");
+    if (said && fig.hasAttribute("data-predict-skipped") && said.hasAttribute("data-verdicts")) {
+      said.textContent = said.getAttribute("data-verdicts");
     }
   }
 
@@ -640,31 +634,9 @@
     });
   }
 
-  // Every playground's "Ledgers" and "Controls" regions get the block's
-  // name, so that a page of several has landmarks a screen reader can tell
-  // apart (axe: landmark-unique). The markup could say it; until then the
-  // title of the figure, and its number when titles repeat.
-  function pgNameRegions(fig) {
-    var title = document.getElementById(fig.id + "-title");
-    var name = title ? title.textContent.trim() : fig.id;
-    var same = Array.prototype.filter.call(document.querySelectorAll("[data-pg]"), function (f) {
-      var t = document.getElementById(f.id + "-title");
-      return (t ? t.textContent.trim() : f.id) === name;
-    });
-    if (same.length > 1) {
-      name += " (" + (same.indexOf(fig) + 1) + " of " + same.length + ")";
-    }
-    fig.querySelectorAll("section.pg-ledgers[aria-label], section.pg-controls[aria-label]").forEach(function (section) {
-      var base = section.getAttribute("data-base-label") || section.getAttribute("aria-label");
-      section.setAttribute("data-base-label", base);
-      section.setAttribute("aria-label", base + ": " + name);
-    });
-  }
-
   var pgLoading = false;
 
   function enhancePlayground(fig, swapped) {
-    pgNameRegions(fig);
     pgPredictGate(fig);
     pgGoalsKeep(fig);
     if (!pgLoading) {
@@ -799,8 +771,12 @@
       }
       event.preventDefault();
       var url = new URL(form.getAttribute("action") || window.location.pathname, window.location.href);
-      url.search = new URLSearchParams(new FormData(form)).toString();
-      var submit = form.querySelector("[type=submit]");
+      var data = new FormData(form);
+      if (event.submitter && event.submitter.name) {
+        data.append(event.submitter.name, event.submitter.value); // a named button: Skip
+      }
+      url.search = new URLSearchParams(data).toString();
+      var submit = event.submitter || form.querySelector("[type=submit]");
       pgSwap(fig, url, pgInFrame ? pgFramePush(fig) : true, submit ? { key: pgFocusKey(submit) } : null);
     });
 

@@ -56,14 +56,129 @@
   // reopenWhenClosed keeps a feed going. An EventSource reconnects by
   // itself after a dropped connection, but gives up for good on an error
   // status, such as the 503 a server answers while its workshop store
-  // restarts; then reopen runs after a pause.
+  // restarts; then reopen runs after a pause. Either way the page shows
+  // that it is reconnecting (connection.down) until the feed is open again.
   function reopenWhenClosed(source, reopen) {
     source.addEventListener("error", function () {
+      connection.down();
       if (source.readyState === EventSource.CLOSED) {
         window.setTimeout(reopen, 3000);
       }
     });
+    source.addEventListener("open", function () {
+      connection.up();
+    });
   }
+
+  // ---------- Outages ----------
+
+  // connection is what the page knows of the server: a feed that errors
+  // means the server (or the replica this page talks to) is gone for now.
+  // While it is, the page says so in a status line, and a click on a link
+  // or a form of this site waits instead of ending on the browser's "site
+  // can't be reached": it goes through by itself once the feed is back.
+  var connection = (function () {
+    var el = null, isDown = false, since = 0, held = null, timer = null;
+    function line() {
+      if (!el) {
+        el = document.createElement("p");
+        el.id = "ws-conn";
+        el.className = "ws-conn";
+        el.setAttribute("role", "status");
+        el.setAttribute("data-testid", "ws-conn");
+        var host = document.getElementById("ws-banner") || document.querySelector("[data-testid=ws-class]") || document.body;
+        host.insertBefore(el, host.firstChild);
+      }
+      return el;
+    }
+    function show() {
+      if (!isDown) {
+        return;
+      }
+      var secs = Math.round((Date.now() - since) / 1000);
+      var text = "Reconnecting to the server… (lost " + secs + " s ago)";
+      if (held) {
+        text += " Your click waits and goes through when it is back.";
+      }
+      var waiting = (store.get(QUEUE_KEY) || []).length;
+      if (waiting > 0 && !document.querySelector("[data-testid=ws-class]")) {
+        text += " " + waiting + (waiting === 1 ? " piece" : " pieces") + " of progress wait on this device; nothing is lost.";
+      }
+      var l = line();
+      l.hidden = false;
+      l.setAttribute("data-state", "reconnecting");
+      l.textContent = text;
+    }
+    function sameSite(url) {
+      try {
+        return new URL(url, window.location.href).origin === window.location.origin;
+      } catch (e) {
+        return false;
+      }
+    }
+    document.addEventListener("click", function (ev) {
+      if (!isDown || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) {
+        return;
+      }
+      var a = ev.target.closest ? ev.target.closest("a[href]") : null;
+      if (!a || (a.target && a.target !== "_self") || a.hasAttribute("download") || !sameSite(a.href) || a.getAttribute("href").charAt(0) === "#") {
+        return;
+      }
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+      held = { href: a.href };
+      show();
+    }, true);
+    document.addEventListener("submit", function (ev) {
+      var form = ev.target;
+      if (!isDown || !form || !sameSite(form.action || window.location.href)) {
+        return;
+      }
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+      held = { form: form, submitter: ev.submitter || null };
+      show();
+    }, true);
+    return {
+      down: function () {
+        if (!isDown) {
+          isDown = true;
+          since = Date.now();
+          window.clearInterval(timer);
+          timer = window.setInterval(show, 1000);
+        }
+        show();
+      },
+      up: function () {
+        if (!isDown) {
+          return;
+        }
+        isDown = false;
+        window.clearInterval(timer);
+        var l = line();
+        l.setAttribute("data-state", "connected");
+        l.textContent = "Reconnected.";
+        window.setTimeout(function () {
+          if (!isDown) {
+            l.hidden = true;
+          }
+        }, 4000);
+        flush();
+        var h = held;
+        held = null;
+        if (h && h.href) {
+          window.location.href = h.href;
+        } else if (h && h.form) {
+          if (h.form.requestSubmit) {
+            h.form.requestSubmit(h.submitter && h.submitter.form === h.form ? h.submitter : undefined);
+          } else {
+            h.form.submit();
+          }
+        }
+      },
+      isDown: function () { return isDown; },
+    };
+  })();
 
   // ---------- The instructor's class view ----------
 
@@ -75,7 +190,8 @@
     var rows = main.querySelector("[data-testid=ws-rows]");
     var summary = document.getElementById("ws-summary");
     var last = after || "";
-    var source = new EventSource(main.getAttribute("data-stream") + (last ? "?after=" + encodeURIComponent(last) : ""));
+    var stream = main.getAttribute("data-stream"); // carries ?page= on pages after the first
+    var source = new EventSource(stream + (last ? (stream.indexOf("?") >= 0 ? "&" : "?") + "after=" + encodeURIComponent(last) : ""));
     reopenWhenClosed(source, function () { followClass(main, last); });
     source.addEventListener("row", function (ev) {
       var tpl = document.createElement("tbody");
@@ -88,27 +204,27 @@
         rows.appendChild(row);
       }
       sortRows(rows);
-      var count = main.querySelector("[data-testid=ws-learner-count]");
-      if (count) {
-        count.textContent = rows.children.length;
-      }
     });
-    // "remove": the instructor took a learner out of the room (data: the
-    // learner's id).
+    // "remove": the row leaves this page (data: the learner's id): the
+    // instructor took the learner out of the room, or the row moved to
+    // another page of the view.
     source.addEventListener("remove", function (ev) {
       var row = rows.querySelector('tr[data-learner="' + String(ev.data).replace(/[^0-9]/g, "") + '"]');
       if (row) {
         row.remove();
       }
-      var count = main.querySelector("[data-testid=ws-learner-count]");
-      if (count) {
-        count.textContent = rows.children.length;
-      }
     });
+    // "summary" comes after every batch, with the room's counts: the
+    // learners in the room, not only those on this page.
     source.addEventListener("summary", function (ev) {
       summary.innerHTML = ev.data;
       if (ev.lastEventId) {
         last = ev.lastEventId;
+      }
+      var n = summary.querySelector("[data-learners]");
+      var count = main.querySelector("[data-testid=ws-learner-count]");
+      if (n && count) {
+        count.textContent = n.getAttribute("data-learners");
       }
     });
   }
@@ -218,6 +334,9 @@
       body: JSON.stringify(item.body),
     }).then(function (res) {
       flushing = false;
+      if (connection.isDown()) {
+        connection.up(); // the server answers again
+      }
       // 2xx: recorded (or a replay of what was). 422: this key was used for
       // another body, 400: the server will never take it. 401/404/410: the
       // room is gone or ended. All leave the queue; anything else (409 key
@@ -240,6 +359,7 @@
       retryLater(after > 0 ? after * 1000 : 0);
     }, function () {
       flushing = false;
+      connection.down(); // the server cannot be reached
       retryLater();
     });
   }

@@ -145,45 +145,71 @@ func TestLedgerGate_Metrics(t *testing.T) {
 	}
 }
 
-// A check on PostgreSQL runs on up to the whole pool, so it takes every
-// ledger first: while a run holds one, the check gets the checker's busy
-// answer (the handler kept, Retry-After), counted as postgres-busy; once
-// the ledger is free it runs, holding every ticket, so that a run on
-// PostgreSQL meanwhile is refused as busy at once instead of waiting in the
-// pool until its deadline.
-func TestLedgerGate_ChecksTakeThePool(t *testing.T) {
+// A check on PostgreSQL takes its share of the pool, half of it, and only
+// ledgers free at once past its first: with every ledger taken by runs it
+// gets the checker's busy answer (the handler kept, Retry-After), counted
+// as postgres-busy; with one taken it runs on two of the four, so that
+// another learner's run on PostgreSQL meanwhile finds the fourth at once,
+// while its own client's second check is refused.
+func TestLedgerGate_ACheckTakesItsShareOfThePool(t *testing.T) {
 	s := exercisePostgresServer(t)
 	s.ledgerGate.QueueWait = 10 * time.Millisecond
 	s.adm.Budget.Wall = time.Minute
 	h := s.Handler()
 	form := url.Values{"exercise": {"race-check-then-insert"}, "handler": {"UPDATE accounts SET balance = balance + :amount WHERE id = :account_id;"}, "ledger": {"postgres-rc"}}
-	release, err := s.ledgerGate.Acquire(context.Background()) // a run holds one ledger of the 4
-	if err != nil {
-		t.Fatal(err)
+	var runs []func()
+	for range cap(s.ledgerGate.Tickets) { // runs hold every ledger
+		release, err := s.ledgerGate.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, release)
 	}
 	resp := postForm(t, h, "/exercises/race-check-then-insert/check", form)
 	doc := document(t, resp)
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || doc.Find(testID("exercise-editor")).Text() != form.Get("handler") {
-		t.Errorf("a check while a run holds a ledger: %d, Retry-After %q; want the busy page keeping the handler", resp.StatusCode, resp.Header.Get("Retry-After"))
+		t.Errorf("a check while runs hold every ledger: %d, Retry-After %q; want the busy page keeping the handler", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	if got := testutil.ToFloat64(s.metrics.Refusals.WithLabelValues("postgres-busy")); got != 1 {
 		t.Errorf(`refusals{reason="postgres-busy"} = %v, want 1`, got)
 	}
-	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != 1 {
-		t.Errorf("ledgers in use after the refused check %v, want the run's 1: a refusal gives back what it took", got)
+	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != float64(len(runs)) {
+		t.Errorf("ledgers in use after the refused check %v, want the runs' %d: a refusal gives back what it took", got, len(runs))
 	}
-	release()
+	for _, release := range runs[1:] {
+		release()
+	}
 
 	checkDone := make(chan *http.Response, 1)
 	go func() { checkDone <- postForm(t, h, "/api/v1/check", form) }()
-	for testutil.ToFloat64(s.ledgerGate.InUse) != float64(cap(s.ledgerGate.Tickets)) {
-		time.Sleep(time.Millisecond) // the check holds every ledger (else the test times out)
+	share := s.ledgerGate.CheckShare()
+	for testutil.ToFloat64(s.ledgerGate.InUse) != float64(1+share) {
+		time.Sleep(time.Millisecond) // the check holds its share (else the test times out)
+	}
+	other, err := s.ledgerGate.Acquire(context.Background())
+	if err != nil {
+		t.Errorf("another run while the check holds its share of the pool: %v; want a ledger at once", err)
+	} else {
+		other()
+	}
+	// The same client's second check, on PostgreSQL or SQLite, is refused
+	// at once: one check at a time.
+	for _, ledger := range []string{"postgres-rr", "sqlite"} {
+		second := url.Values{"exercise": {"race-check-then-insert"}, "handler": {form.Get("handler")}, "ledger": {ledger}}
+		resp := postForm(t, h, "/api/v1/check", second)
+		if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "You already have a check running") {
+			t.Errorf("the client's second check (%s) while its first runs: %d %s; want 429 saying its check runs", ledger, resp.StatusCode, b)
+		}
 	}
 	resp = <-checkDone
 	var got struct {
 		Passed bool `json:"passed"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK || got.Passed {
-		t.Errorf("the check once the ledgers were free: %d %v passed=%v; want 200 and a failure (the handler adds every copy)", resp.StatusCode, err, got.Passed)
+		t.Errorf("the check on its share: %d %v passed=%v; want 200 and a failure (the handler adds every copy)", resp.StatusCode, err, got.Passed)
+	}
+	runs[0]()
+	if got := testutil.ToFloat64(s.ledgerGate.InUse); got != 0 {
+		t.Errorf("ledgers in use after the check %v, want 0", got)
 	}
 }

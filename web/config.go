@@ -153,7 +153,7 @@ func parsePublicURL(raw string) (origin, base string, err error) {
 		p := u.EscapedPath()
 		if u.RawQuery != "" || u.Fragment != "" || strings.Contains(raw, "?") || strings.Contains(raw, "#") ||
 			path.Clean(p) != strings.TrimRight(p, "/") && p != "/" || strings.ContainsAny(p, " \\") {
-			return "", "", fmt.Errorf("%q must be a plain path such as /learn: no query, fragment, spaces, // or ..", raw)
+			return "", "", fmt.Errorf("%q must be a plain path such as /learn: no query, fragment, spaces, // or .. segment", raw)
 		}
 		return "", strings.TrimRight(p, "/"), nil
 	}

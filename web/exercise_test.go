@@ -131,7 +131,7 @@ func TestExerciseBlock_HasEveryPart(t *testing.T) {
 		t.Errorf("goal = %q, want %q", got, spec.Goal)
 	}
 	form := doc.Find("form")
-	if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != "/exercises/dedupe-credit/check#ex-dedupe-credit" {
+	if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != "/exercises/dedupe-credit/check#ex-dedupe-credit-result" {
 		t.Errorf("form: method %q action %q", form.AttrOr("method", ""), form.AttrOr("action", ""))
 	}
 	editor := doc.Find(testID("exercise-editor"))
@@ -423,6 +423,7 @@ func TestCheck_CrossOriginPostIsRefused(t *testing.T) {
 
 func TestCheck_BusyAnswers429(t *testing.T) {
 	s := exerciseServer(t)
+	s.adm.QueueWait = 10 * time.Millisecond // a check waits this long for a slot
 	ex := newExerciseChecker(s, 1)
 	api, form := s.handle(ex.ServeCheckAPI), s.handle(ex.ServeCheckForm)
 	spec := builtinExercise(t, "dedupe-credit")

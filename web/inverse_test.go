@@ -28,7 +28,7 @@ func TestInverse_PageShowsTheHandlerAndHidesTheShortest(t *testing.T) {
 			t.Errorf("%s: the handler to break is not shown: %q", id, handler)
 		}
 		form := ex.Find("form")
-		if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != site.ExerciseCheckPath(id)+"#ex-"+id {
+		if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != site.ExerciseCheckPath(id)+"#ex-"+id+"-result" {
 			t.Errorf("%s: form %s %s", id, form.AttrOr("method", ""), form.AttrOr("action", ""))
 		}
 		if got := ex.Find(`textarea[name="script"]`).Text(); got != spec.Start {

@@ -113,14 +113,18 @@ func (s *Server) oembedFor(raw, origin string) (oembedResponse, int, error) {
 }
 
 // embedSnippet is the one embed code: an iframe of the embed page and the
-// script that sizes it to the height the page reports (see app.js).
+// script that sizes it to the height the page reports (see app.js). The
+// frame is as tall as its page and never scrolls, so when the page asks
+// (an in-page link followed inside it: scrollTo, the target's offset from
+// the frame's top) the host scrolls there instead.
 func embedSnippet(origin, path, title string, width, height int) string {
 	src := html.EscapeString(origin + path)
 	quoted, _ := json.Marshal(origin) // a string: cannot fail; escapes < and >
 	return `<iframe src="` + src + `" title="` + html.EscapeString(title) + `" width="` + strconv.Itoa(width) + `" height="` + strconv.Itoa(height) +
 		`" style="width:100%;max-width:` + strconv.Itoa(width) + `px;border:0" loading="lazy"></iframe>` +
 		`<script>addEventListener("message",function(e){if(e.origin!==` + string(quoted) + `||!e.data||e.data.type!=="idemlab:resize")return;` +
-		`document.querySelectorAll("iframe").forEach(function(f){if(f.contentWindow===e.source)f.style.height=e.data.height+"px"})});</script>`
+		`document.querySelectorAll("iframe").forEach(function(f){if(f.contentWindow!==e.source)return;f.style.height=e.data.height+"px";` +
+		`if(typeof e.data.scrollTo==="number")scrollTo(0,f.getBoundingClientRect().top+scrollY+e.data.scrollTo)})});</script>`
 }
 
 // requestOrigin is scheme://host of the request, for a server without a

@@ -26,6 +26,7 @@ func FuzzPlaygroundQuery(f *testing.F) {
 		"pg=pg-1&panel=workers&panel=",
 		"scenario=lost-ack&open=workers,x",
 		"pg=pg-1&guess=2",
+		"pg=pg-1&guess=skip&guess=2",
 		"pg=pg-1&guess=9&script=deliver+msg-1",
 		"scenario=lost-ack&exercise=dedupe-credit&handler=SELECT+1%3B",
 		"scenario=lost-ack&exercise=nope&guess=x",

@@ -123,6 +123,9 @@ func TestPlaygroundPredict_AsksFirstThenRevealsWithWhy(t *testing.T) {
 	if n := form.Find(`input[type="radio"][name="guess"]`).Length(); n != 4 {
 		t.Errorf("%d choices, want 4", n)
 	}
+	if skip := form.Find(testID("pg-predict-skip")); skip.AttrOr("name", "") != "guess" || skip.AttrOr("value", "") != "skip" || skip.AttrOr("type", "") != "submit" {
+		t.Error("the form has no Skip button that submits guess=skip")
+	}
 	if !strings.Contains(fig.Find("[data-announce]").Text(), "Answer the question") {
 		t.Errorf("the live region gives the verdicts away: %q", fig.Find("[data-announce]").Text())
 	}
@@ -139,6 +142,8 @@ func TestPlaygroundPredict_AsksFirstThenRevealsWithWhy(t *testing.T) {
 	}{
 		{"1", "true", []string{"Right.", "adds 50 on every run"}},
 		{"2", "false", []string{"Not quite.", "writes the balance the message carries", "The answer is", "adds 50 on every run"}},
+		// The form's Skip button, without JavaScript: the answer, no grade.
+		{"skip", "", []string{"Skipped.", "The answer is", "adds 50 on every run"}},
 	} {
 		for range 2 { // answering twice changes nothing twice
 			resp := answer(tc.guess)

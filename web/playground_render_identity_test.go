@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -13,18 +15,26 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/klauspost/compress/zstd"
 
 	"idemlab/playground"
 )
 
 var (
-	updateRenderings = flag.Bool("update-renderings", false, "rewrite testdata/renderings.sha256 from the current renderings")
-	dumpRenderings   = flag.String("dump-renderings", "", "write every rendering of TestLiveFragment_RenderingsUnchanged into this directory, to diff two versions")
+	updateRenderings = flag.Bool("update-renderings", false, "rewrite testdata/renderings.zst from the current renderings")
+	dumpRenderings   = flag.String("dump-renderings", "", "write every rendering of TestLiveFragment_RenderingsUnchanged into this directory")
 )
+
+// renderingsGolden holds every rendering the crawl makes, in crawl order,
+// each as "<!-- URL -->\n", its length in decimal, "\n" and its bytes, the
+// whole zstd-compressed with a window long enough to span neighbouring
+// states (214 MB of HTML in about 3 MB).
+var renderingsGolden = filepath.Join("testdata", "renderings.zst")
 
 // The live playground's HTML is drawn partly by templates and partly by
 // hand (markup.go) for speed; a change of how it is drawn must not change
@@ -32,10 +42,9 @@ var (
 // states, every scenario's full-size, embedded and all-panels-open
 // playground, every lesson block, a rejected script and a learner's
 // handler, and every state each of them links to, and compares each
-// rendering's SHA-256 with testdata/renderings.sha256 (under -race, only
-// the seeds' own renderings). A deliberate change
-// of the bytes is reviewed with -dump-renderings DIR before and after
-// (diff -r) and recorded with -update-renderings.
+// rendering with the one recorded in testdata/renderings.zst (under -race,
+// only the seeds' own renderings). The first that differs is printed as a
+// diff; a deliberate change is recorded with -update-renderings.
 func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a few thousand states")
@@ -77,23 +86,19 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 		"/playground?scenario=lost-ack&script=deliver+msg-1%0Adeliver+nosuch&was=deliver+msg-1",
 		"/playground?scenario=lost-ack&handler="+url.QueryEscape("INSERT INTO processed_messages (message_id) VALUES (:message_id);")+allPanels,
 	)
-	// Every seed and every state it links to, once, in groups by seed: a
-	// group's digest covers its states' URLs and bytes.
+	// Every seed and every state it links to, once, in crawl order.
 	seen := map[string]bool{}
-	type group struct {
-		seed   string
-		states []string
-	}
-	var groups []group
+	var states []string
+	isSeed := map[string]bool{}
 	for _, seed := range seeds {
-		g := group{seed: seed}
 		add := func(u string) {
 			u, _, _ = strings.Cut(u, "#")
 			if !seen[u] {
 				seen[u] = true
-				g.states = append(g.states, u)
+				states = append(states, u)
 			}
 		}
+		isSeed[seed] = true
 		add(seed)
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(get(withFragment(seed)))))
 		if err != nil {
@@ -105,60 +110,188 @@ func TestLiveFragment_RenderingsUnchanged(t *testing.T) {
 				add(href)
 			}
 		})
-		groups = append(groups, g)
 	}
-	var lines []string
-	states, size := 0, 0
-	for _, g := range groups {
-		sum := sha256.New()
-		var seed [sha256.Size]byte
-		for i, u := range g.states {
-			if raceEnabled && i > 0 {
-				break // under -race, the seed alone
-			}
-			body := get(withFragment(u))
-			if i == 0 {
-				seed = sha256.Sum256(body)
-			}
-			fmt.Fprintf(sum, "%s\n%d\n", u, len(body))
-			sum.Write(body)
-			states, size = states+1, size+len(body)
-			if *dumpRenderings != "" {
-				name := sha256.Sum256([]byte(u))
-				if err := os.WriteFile(filepath.Join(*dumpRenderings, hex.EncodeToString(name[:8])+".html"), fmt.Appendf(nil, "<!-- %s -->\n%s", u, body), 0o644); err != nil {
-					t.Fatal(err)
-				}
+
+	var recorded map[string][]byte
+	var order []string
+	if !*updateRenderings {
+		var err error
+		if recorded, order, err = readRenderings(renderingsGolden); err != nil {
+			t.Fatalf("%v (go test -run %s -update-renderings records it)", err, t.Name())
+		}
+	}
+	var out bytes.Buffer
+	size, compared, differ := 0, 0, 0
+	for _, u := range states {
+		if raceEnabled && !isSeed[u] {
+			continue // under -race, the seeds alone
+		}
+		body := get(withFragment(u))
+		size += len(body)
+		if *dumpRenderings != "" {
+			name := sha256.Sum256([]byte(u))
+			if err := os.WriteFile(filepath.Join(*dumpRenderings, hex.EncodeToString(name[:8])+".html"), fmt.Appendf(nil, "<!-- %s -->\n%s", u, body), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
-		lines = append(lines, fmt.Sprintf("%x %x %d %s", seed[:8], sum.Sum(nil), len(g.states), g.seed))
+		if *updateRenderings {
+			fmt.Fprintf(&out, "<!-- %s -->\n%d\n%s", u, len(body), body)
+			continue
+		}
+		compared++
+		want, ok := recorded[u]
+		switch {
+		case !ok:
+			differ++
+			if differ == 1 {
+				t.Errorf("%s: a state the recording does not have (a new link or seed; -update-renderings records it)", u)
+			}
+		case !bytes.Equal(want, body):
+			differ++
+			if differ == 1 {
+				t.Errorf("%s rendered differently from %s (-update-renderings records a deliberate change):\n%s", u, renderingsGolden, renderingDiff(want, body))
+			}
+		}
 	}
-	t.Logf("%d states from %d seeds, %d bytes rendered", states, len(seeds), size)
-	golden := filepath.Join("testdata", "renderings.sha256")
-	if *updateRenderings && !raceEnabled {
-		if err := os.WriteFile(golden, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	t.Logf("%d states from %d seeds, %d bytes rendered", len(states), len(seeds), size)
+	if *updateRenderings {
+		if raceEnabled {
+			t.Fatal("-update-renderings records the whole crawl: run it without -race")
+		}
+		if err := writeRenderings(renderingsGolden, out.Bytes()); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(golden)
+	if differ > 1 {
+		t.Errorf("%d of %d states differ in all; the first is shown above", differ, compared)
+	}
+	if !raceEnabled && len(order) != len(states) {
+		var gone []string
+		for _, u := range order {
+			if !seen[u] {
+				gone = append(gone, u)
+			}
+		}
+		t.Errorf("the recording has %d states, the crawl %d; recorded but no longer reached: %.5q", len(order), len(states), gone)
+	}
+}
+
+// readRenderings reads a recording writeRenderings made: each state's
+// rendering by URL, and the URLs in order.
+func readRenderings(path string) (map[string][]byte, []string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
-	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
-	for i, line := range lines {
-		if raceEnabled && i < len(wantLines) { // the seed's digest and the group's size
-			w := strings.Fields(wantLines[i])
-			w[1] = strings.Fields(line)[1]
-			wantLines[i] = strings.Join(w, " ")
+	defer f.Close()
+	zr, err := zstd.NewReader(f, zstd.WithDecoderMaxWindow(1<<27), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer zr.Close()
+	r := bufio.NewReaderSize(zr, 1<<16)
+	out := map[string][]byte{}
+	var order []string
+	for {
+		head, err := r.ReadString('\n')
+		if err == io.EOF && head == "" {
+			return out, order, nil
 		}
-		if i >= len(wantLines) || wantLines[i] != line {
-			t.Errorf("rendered differently (compare with -dump-renderings):\n got  %s\n want %s", line, wantLines[min(i, len(wantLines)-1)])
+		u, ok := strings.CutPrefix(strings.TrimSuffix(head, " -->\n"), "<!-- ")
+		if err != nil || !ok {
+			return nil, nil, fmt.Errorf("%s: state %d: bad header %.80q", path, len(order)+1, head)
 		}
+		line, err := r.ReadString('\n')
+		n, convErr := strconv.Atoi(strings.TrimSuffix(line, "\n"))
+		if err != nil || convErr != nil || n < 0 {
+			return nil, nil, fmt.Errorf("%s: %s: bad length %.20q", path, u, line)
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %w", path, u, err)
+		}
+		out[u] = body
+		order = append(order, u)
 	}
-	if len(wantLines) != len(lines) {
-		t.Errorf("%s has %d groups, the crawl %d", golden, len(wantLines), len(lines))
+}
+
+// writeRenderings compresses a recording with a 128 MiB window, so that a
+// state is stored as its difference from the states before it.
+func writeRenderings(path string, rec []byte) error {
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, zstd.WithWindowSize(1<<27), zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return err
 	}
+	if _, err := zw.Write(rec); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// renderingDiff shows where two renderings part: the lines around the first
+// difference, with a line break after every tag so that one changed
+// attribute is one changed line, then the next few lines that differ.
+func renderingDiff(want, got []byte) string {
+	split := func(b []byte) []string {
+		return strings.Split(strings.ReplaceAll(string(b), ">", ">\n"), "\n")
+	}
+	w, g := split(want), split(got)
+	first := 0
+	for first < len(w) && first < len(g) && w[first] == g[first] {
+		first++
+	}
+	// The common tail, so that an insertion shows as one.
+	wEnd, gEnd := len(w), len(g)
+	for wEnd > first && gEnd > first && w[wEnd-1] == g[gEnd-1] {
+		wEnd, gEnd = wEnd-1, gEnd-1
+	}
+	var b strings.Builder
+	for i := max(0, first-3); i < first; i++ {
+		fmt.Fprintf(&b, "   %s\n", w[i])
+	}
+	const most = 12
+	for i := first; i < min(wEnd, first+most); i++ {
+		fmt.Fprintf(&b, " - %s\n", w[i])
+	}
+	if wEnd-first > most {
+		fmt.Fprintf(&b, " - … %d more lines\n", wEnd-first-most)
+	}
+	for i := first; i < min(gEnd, first+most); i++ {
+		fmt.Fprintf(&b, " + %s\n", g[i])
+	}
+	if gEnd-first > most {
+		fmt.Fprintf(&b, " + … %d more lines\n", gEnd-first-most)
+	}
+	for i := wEnd; i < min(len(w), wEnd+3); i++ {
+		fmt.Fprintf(&b, "   %s\n", w[i])
+	}
+	return fmt.Sprintf("(line %d of %d, tags one per line)\n%s", first+1, len(w), b.String())
 }
 
 // withFragment is a state's URL asking for the playground alone.
 func withFragment(u string) string { return u + "&" + playview.FragmentParam + "=1" }
+
+func TestRenderingDiff_ShowsWherePartsDiffer(t *testing.T) {
+	for _, tc := range []struct {
+		name, want, got string
+		has             []string
+	}{
+		{"changed attribute", `<p><a title="x">Go</a></p>`, `<p><a title="y">Go</a></p>`, []string{"line 2 of", ` - <a title="x">`, ` + <a title="y">`, "   <p>"}},
+		{"inserted tag", `<ul><li>a</li><li>c</li></ul>`, `<ul><li>a</li><li>b</li><li>c</li></ul>`, []string{" + <li>", " + b</li>"}},
+		{"removed tail", `<p>a</p><p>b</p>`, `<p>a</p>`, []string{" - <p>", " - b</p>"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := renderingDiff([]byte(tc.want), []byte(tc.got))
+			for _, h := range tc.has {
+				if !strings.Contains(d, h) {
+					t.Errorf("diff lacks %q:\n%s", h, d)
+				}
+			}
+		})
+	}
+}

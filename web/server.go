@@ -14,7 +14,9 @@ import (
 	"idemlab/workshop"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -114,6 +116,7 @@ func NewServer(cfg Config, course *lessons.Course) (*Server, error) {
 		View:    func() *site.View { return s.site.Load().view }}
 	s.ws = &workshopweb.Pages{Workshop: s.workshop, Base: base, Origin: origin, Limiter: s.limiter,
 		View: func() *site.View { return s.site.Load().view }, Logger: logger}
+	s.limiter.Seats = s.ws.SeatCache() // the one cache of verified seats: the fair share's and the workshop's
 	cur, err := s.render(course)
 	if err != nil {
 		return nil, err
@@ -274,7 +277,7 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) error {
 // servePage writes a pre-rendered page. Pages change when the lessons folder
 // does, so browsers revalidate them (cheaply, by ETag).
 func servePage(w http.ResponseWriter, r *http.Request, p *site.Payload) {
-	site.WriteBody(w, r, http.StatusOK, site.HtmlContentType, site.Revalidate, p)
+	site.WriteBody(w, r, http.StatusOK, site.HTMLContentType, site.Revalidate, p)
 }
 
 // ----- Errors -----
@@ -300,6 +303,15 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	view := site.ErrorView{Status: e.Status, Title: errorTitle(e.Status), Message: e.Message, Action: e.Action}
+	if e.RetryAfter > 0 && (e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable) {
+		// A refusal that passes: the page says when, and (for a GET, which
+		// is safe to repeat) loads itself again then, JavaScript or not.
+		view.RetryAfter, view.Back = e.RetryAfter, s.sameSiteReferer(r)
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			view.Retry = s.base + r.URL.RequestURI() // links carry the base path (withBasePath)
+			w.Header().Set("Refresh", strconv.Itoa(e.RetryAfter))
+		}
+	}
 	cur := s.site.Load()
 	meta := site.PageMeta{Title: view.Title, Section: "error"}
 	layout := site.Page(cur.view, meta)
@@ -311,8 +323,21 @@ func (s *Server) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	r = r.WithContext(context.WithoutCancel(r.Context()))
 	if renderErr := site.WriteHTML(w, r, e.Status, site.NoStore, layout, s.errorContent(cur.view, view)); renderErr != nil {
 		s.logger.ErrorContext(r.Context(), "rendering the error page failed", "status", e.Status, "err", renderErr)
-		site.WriteBody(w, r, http.StatusInternalServerError, site.HtmlContentType, site.NoStore, s.fallback)
+		site.WriteBody(w, r, http.StatusInternalServerError, site.HTMLContentType, site.NoStore, s.fallback)
 	}
+}
+
+// sameSiteReferer is the page a request came from when it is a page of
+// this site (its path and query), or "".
+func (s *Server) sameSiteReferer(r *http.Request) string {
+	ref, err := url.Parse(r.Referer())
+	if err != nil || ref.Host != r.Host || !strings.HasPrefix(ref.Path, "/") || strings.HasPrefix(ref.Path, "//") {
+		return ""
+	}
+	if r.Method == http.MethodGet && ref.RequestURI() == s.base+r.URL.RequestURI() {
+		return "" // the same page: "try again" is the way
+	}
+	return ref.RequestURI()
 }
 
 // isAPI reports whether a request is for the JSON API, whose errors are
@@ -336,7 +361,7 @@ func errorTitle(status int) string {
 	case http.StatusGone:
 		return "This room has ended"
 	case http.StatusTooManyRequests:
-		return "Too many requests at once"
+		return "Wait a moment"
 	case http.StatusConflict, http.StatusUnprocessableEntity:
 		return "That request was not repeated"
 	case http.StatusServiceUnavailable:
@@ -481,7 +506,8 @@ func newExerciseChecker(s *Server, concurrency int) *exercise.Checker {
 		Ledgers:     s.ledgers,
 		LedgerGate:  s.ledgerGate,
 		Metrics:     s.metrics,
-		AdmitClient: s.admitClient,
+		Admission:   s.adm,
+		Admit:       s.admitRequest,
 		RecordCheck: func(r *http.Request, c workshop.Check) { s.ws.RecordCheck(r, c) },
 	}, concurrency)
 }
@@ -497,13 +523,25 @@ func NewCheckReport(res *playground.CheckResult, source string) CheckReport {
 
 // admitClient takes a token from the request's client, or refuses it.
 func (s *Server) admitClient(r *http.Request) (string, error) {
-	client := s.limiter.ClientOf(s.ws.WithSeat(r)) // a room's seat has its own share (workshopweb/record.go)
+	ctx, err := s.admitRequest(r)
+	return admit.ClientFrom(ctx), err
+}
+
+// admitRequest takes a token from the request's client, or refuses it;
+// its context names the client (admit.RateLimiter.WithClient), so that the
+// work it starts is held to that client's shares and charged to it. In a
+// room the client is the seat, checked against the store (the limiter's
+// Seats, shared with workshopweb/record.go): a class behind one address is
+// as many clients as seats.
+func (s *Server) admitRequest(r *http.Request) (context.Context, error) {
+	ctx := s.limiter.WithClient(r)
+	client := admit.ClientFrom(ctx)
 	if ok, retry := s.limiter.Take(client, 1); !ok {
 		s.metrics.Refused("rate")
-		return client, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
-			Message: fmt.Sprintf("You have run a lot of playgrounds in a short time, so this one waits its turn. Try again in %d seconds.", retry)}
+		return ctx, &site.Error{Status: http.StatusTooManyRequests, RetryAfter: retry,
+			Message: "You have run a lot of playgrounds and checks in a short time, so this one waits its turn. Try again in " + english.Plural(retry, "second", "seconds") + "."}
 	}
-	return client, nil
+	return ctx, nil
 }
 
 // ----- A lesson's block with its own state -----

@@ -192,7 +192,8 @@ func TestAxe_ScrollableRegionsAndDarkLineNumbers(t *testing.T) {
 
 // TestAxe_PlaygroundLandmarksUnique: on a lesson with three playgrounds
 // each one's Ledgers and Controls regions have a name of their own, after
-// a swap too.
+// a swap too, and in the server's markup (without JavaScript), named by
+// the block.
 func TestAxe_PlaygroundLandmarksUnique(t *testing.T) {
 	src := axeSource(t)
 	ctx := browsertest.New(t)
@@ -206,5 +207,56 @@ func TestAxe_PlaygroundLandmarksUnique(t *testing.T) {
 	waitAt(t, ctx, "pg-2", "0")
 	for _, v := range axeRules(t, ctx, src, "landmark-unique") {
 		t.Errorf("after a swap: %s", v)
+	}
+
+	noJS := browsertest.New(t)
+	run(t, noJS, browsertest.DisableJavaScript(), chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/lessons/"+lostAckSlug))
+	waitFor(t, noJS, `#pg-3`)
+	// axe's promise cannot settle with scripts off: the rule's test, by hand.
+	labels := eval[[]string](t, noJS, `[...document.querySelectorAll("[data-pg] section[aria-label]")].map(s => s.getAttribute("aria-label"))`)
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if seen[l] {
+			t.Errorf("without JavaScript two playground regions are both named %q", l)
+		}
+		seen[l] = true
+	}
+	if len(labels) < 6 {
+		t.Errorf("without JavaScript the page's playgrounds name %d regions, want Ledgers and Controls for each of 3: %q", len(labels), labels)
+	}
+	if got := eval[string](t, noJS, `document.querySelector('#pg-2 [data-testid="pg-ledgers"]').getAttribute("aria-label")`); !strings.HasPrefix(got, "Ledgers, playground 2: ") {
+		t.Errorf("pg-2's ledgers are named %q, want them named by the block", got)
+	}
+}
+
+// TestScrollers_FocusableInMarkup: lesson 14's inverse exercise source and
+// lesson 6's recorded step list scroll, and the server's markup (no
+// JavaScript to add a tabindex) puts each in the tab order with a name.
+func TestScrollers_FocusableInMarkup(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	for _, p := range []struct{ slug, sel string }{
+		{"producer-duplicates-and-business-keys", `.exercise-source[data-testid="inverse-handler"]`},
+		{"check-then-insert-race", `[data-recorded] [data-testid="pg-recorded-steps"]`},
+	} {
+		run(t, ctx, browsertest.DisableJavaScript(), chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.URL+"/lessons/"+p.slug))
+		waitFor(t, ctx, `[data-testid="lesson-body"]`)
+		got := eval[string](t, ctx, `(() => {
+			const e = document.querySelector('`+p.sel+`');
+			if (!e) return "missing";
+			const scrolls = e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1;
+			return "scrolls=" + scrolls + " tabindex=" + e.getAttribute("tabindex") + " named=" + !!(e.getAttribute("aria-label") || "").trim();
+		})()`)
+		if got != "scrolls=true tabindex=0 named=true" {
+			t.Errorf("%s %s: %s, want a scrolling box in the tab order with a name", p.slug, p.sel, got)
+		}
+		// Nothing inside scrolls on its own, out of the keyboard's reach.
+		inner := eval[[]string](t, ctx, `[...document.querySelectorAll('`+p.sel+` *')].filter(e => {
+			const s = getComputedStyle(e);
+			return /(auto|scroll)/.test(s.overflowX + s.overflowY) && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) && !e.hasAttribute("tabindex");
+		}).map(e => e.tagName + "." + e.className)`)
+		if len(inner) > 0 {
+			t.Errorf("%s: inside %s these scroll out of the keyboard's reach: %q", p.slug, p.sel, inner)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -23,30 +25,33 @@ import (
 // the host to its target.
 
 // embedHost serves a host page that frames src below a screen of its own
-// text, with the resize listener of the oEmbed snippet, which also
-// scrolls to the offset a resize message may carry (scrollTo: an in-page
-// link followed inside the frame). The frame's own scrollIntoView does not
-// reliably reach a host on another site.
-//
-// TODO(issue 30): web/oembed.go's snippet needs the same scrollTo line;
-// then this test can take its listener from /oembed.
+// text with the snippet /oembed answers for it: the iframe and the resize
+// listener, which also scrolls the host to the offset a resize message may
+// carry (scrollTo: an in-page link followed inside the frame; the frame's
+// own scrollIntoView does not reliably reach a host on another site). The
+// test names the frame "pg" and loads it at once (the snippet's is lazy,
+// and this one starts a screen and a half down).
 func embedHost(t *testing.T, site *string, src string) *httptest.Server {
 	t.Helper()
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := http.Get(*site + "/oembed?url=" + url.QueryEscape(*site+src))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		var o struct{ HTML string }
+		if err := json.NewDecoder(resp.Body).Decode(&o); err != nil || resp.StatusCode != http.StatusOK {
+			http.Error(w, fmt.Sprintf("oembed: %d %v", resp.StatusCode, err), http.StatusBadGateway)
+			return
+		}
+		snippet := strings.Replace(o.HTML, ` loading="lazy"`, ` id="pg"`, 1)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>Host</title></head><body style="margin:0">
 <h1>Our runbook</h1><div style="height:1200px">Our own text.</div>
-<iframe id="pg" src="%[1]s%[2]s" title="Idemlab lesson" style="width:100%%;height:150px;border:0"></iframe>
+%s
 <div style="height:1200px"></div>
-<script>
-addEventListener("message", function (e) {
-  if (e.origin !== %[1]q || !e.data || e.data.type !== "idemlab:resize") return;
-  var f = document.getElementById("pg");
-  if (f.contentWindow !== e.source) return;
-  f.style.height = e.data.height + "px";
-  if (typeof e.data.scrollTo === "number") scrollTo(0, f.getBoundingClientRect().top + scrollY + e.data.scrollTo);
-});
-</script></body></html>`, *site, src)
+</body></html>`, snippet)
 	}))
 	t.Cleanup(host.Close)
 	return host

@@ -30,7 +30,7 @@ func resultInView(sel string) string {
 }
 
 func focusInResult(sel string) string {
-	return fmt.Sprintf(`!!document.activeElement && !!document.activeElement.closest('%s [data-testid="exercise-result"]')`, sel)
+	return fmt.Sprintf(`!!document.activeElement && !!document.activeElement.closest('%s [data-testid="exercise-result"]') && document.activeElement.matches("h3[data-result-heading]")`, sel)
 }
 
 func TestExerciseCheck_ResultInViewAndFocused(t *testing.T) {
@@ -157,4 +157,80 @@ func TestExerciseCheck_ResultPageOpensAtTheAnswer(t *testing.T) {
 	}
 	run(t, ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="lesson-item"]`)))
 	exWait(t, ctx, "the lesson done", fmt.Sprintf(`document.querySelector('[data-testid="lesson-item"][data-lesson-slug=%q][data-done="true"]')`, spec.Lesson))
+}
+
+// The result page is a page of its own: one h1 (axe's page-has-heading-one),
+// and the result's first line is a heading the focus lands on, with
+// JavaScript (exercise.js focuses it) and without (the form's #fragment
+// opens the page at the result).
+func TestExerciseCheck_ResultPageHasHeadings(t *testing.T) {
+	srv := exServe(t)
+	for _, tc := range []struct {
+		name, exercise, field, value, state string
+		js                                  bool
+	}{
+		{"pass, with JavaScript", "dedupe-credit", "handler", "", "pass", true},
+		{"counterexample, without JavaScript", "dedupe-credit", "handler", "start", "fail", false},
+		{"inverse break, without JavaScript", "break-message-id", "script", "deliver msg-1\ndeliver msg-2", "pass", false},
+		{"inverse, with JavaScript", "break-message-id", "script", "deliver msg-1", "fail", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := browsertest.New(t)
+			spec := builtinExercise(t, tc.exercise)
+			sel := fmt.Sprintf(`[data-exercise=%q]`, spec.ID)
+			area := sel + fmt.Sprintf(` textarea[name=%q]`, tc.field)
+			value := tc.value
+			switch value {
+			case "":
+				value = spec.Solution
+			case "start":
+				value = spec.Start
+			}
+			var actions []chromedp.Action[chromedp.Void]
+			if !tc.js {
+				actions = append(actions, browsertest.DisableJavaScript())
+			}
+			actions = append(actions,
+				chromedp.EmulateViewport(1280, 800),
+				chromedp.Navigate(srv.URL+site.ExercisePath(spec.ID)),
+				chromedp.WaitVisible(chromedp.CSS(area)),
+				chromedp.SetValue(chromedp.CSS(area), value),
+			)
+			run(t, ctx, actions...)
+			// form.submit() skips exercise.js's submit handler: the page's answer.
+			eval[bool](t, ctx, `document.querySelector('`+area+`').form.submit(), true`)
+			if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
+				t.Fatal(err)
+			}
+			exWait(t, ctx, "the result", exResultState(spec.ID)+` === "`+tc.state+`"`)
+			if n := eval[int](t, ctx, `document.querySelectorAll("h1").length`); n != 1 {
+				t.Errorf("the result page has %d h1, want 1", n)
+			}
+			result := sel + ` [data-testid="exercise-result"]`
+			heading := result + ` [data-result-heading]`
+			if got := eval[string](t, ctx, `(() => {
+				const h = document.querySelector('`+heading+`');
+				if (!h) return "none";
+				const first = document.querySelector('`+result+`').textContent.trim().startsWith(h.textContent.trim());
+				return h.tagName + " " + h.getAttribute("tabindex") + " " + first;
+			})()`); got != "H3 -1 true" {
+				t.Errorf("the result's heading is %q, want its first line as an h3 with tabindex -1 (below the exercise's h2)", got)
+			}
+			if !tc.js {
+				// Without a script the fragment names the result: the page
+				// opens there.
+				if got := eval[string](t, ctx, `location.hash`); got != "#ex-"+spec.ID+"-result" {
+					t.Errorf("the result page's fragment is %q", got)
+				}
+				if err := poll(ctx, resultInView(sel)); err != nil {
+					t.Errorf("without JavaScript the result page does not open at the result (top %v, scrollY %v): %v",
+						eval[float64](t, ctx, `document.querySelector('`+result+`').getBoundingClientRect().top`), eval[float64](t, ctx, `scrollY`), err)
+				}
+				return
+			}
+			if err := poll(ctx, resultInView(sel)+` && document.activeElement === document.querySelector('`+heading+`')`); err != nil {
+				t.Errorf("the focus is on %s, not the result's heading: %v", activeDesc(t, ctx), err)
+			}
+		})
+	}
 }

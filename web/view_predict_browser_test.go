@@ -95,3 +95,37 @@ func TestPlaygroundPredict_VerdictsWaitForAnAnswerOrSkip(t *testing.T) {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// Without JavaScript the question can be skipped too (the form's Skip
+// submits guess=skip), and the verdicts wait whatever is clicked first.
+func TestPlaygroundPredict_SkipWithoutJavaScript(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx,
+		browsertest.DisableJavaScript(),
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(srv.URL+"/lessons/"+predictSlug),
+		chromedp.WaitVisible(chromedp.CSS(`#pg-1 [data-testid="pg-predict-form"]`)),
+	)
+	// A control first: a new page, the question open, the verdicts hidden
+	// by the server's own class (not only by the stylesheet's :has()).
+	click(t, ctx, `#pg-1 [data-testid="pg-back"]`)
+	waitFor(t, ctx, `#pg-1[data-at="2"] [data-testid="pg-predict-form"]`)
+	if !eval[bool](t, ctx, `document.getElementById("pg-1").classList.contains("pg-predicting")`) || verdictsShown(t, ctx) {
+		t.Error("after a click the verdicts are not hidden by the server while the question is open")
+	}
+	click(t, ctx, `#pg-1 [data-testid="pg-predict-skip"]`)
+	waitFor(t, ctx, `#pg-1 [data-testid="pg-predict-result"][data-skipped="true"]`)
+	if q := eval[string](t, ctx, `location.search`); !strings.Contains(q, "guess=skip") {
+		t.Errorf("Skip led to %q, want guess=skip", q)
+	}
+	if !verdictsShown(t, ctx) {
+		t.Error("after Skip the verdicts are hidden")
+	}
+	// The skip is part of the state: the next click keeps it.
+	click(t, ctx, `#pg-1 [data-message="msg-1"] [data-testid="pg-deliver"]`)
+	waitFor(t, ctx, `#pg-1:not([data-at="2"])`)
+	if !verdictsShown(t, ctx) || !eval[bool](t, ctx, `!!document.querySelector('#pg-1 [data-testid="pg-predict-result"][data-skipped="true"]')`) {
+		t.Error("after Skip and a click the question is back")
+	}
+}

@@ -87,6 +87,9 @@ type LearnerProgress struct {
 	// Online is set by Service.ClassPage and Service.Learner (Service.Online):
 	// the learner has the room open now.
 	Online bool
+	// Contact is when the server last heard of the learner (set with
+	// Online, Service.Presence): their last event, or their last stream.
+	Contact time.Time
 	// Label tells same-named learners apart: the name, and for the second
 	// "Ada" to join and later ones, " (2)", " (3)"…
 	Label string

@@ -142,7 +142,7 @@ func (s *Service) ClassPage(ctx context.Context, roomID int64, now time.Time, of
 		Where: class.Where(), Passed: make(map[string]int), Pace: class.Pace, Chaos: class.Chaos, Countdown: class.Countdown}
 	for _, p := range rows[offset:min(offset+limit, len(rows))] {
 		q := p.clone()
-		q.Online = s.Online(q, now)
+		q.Online, q.Contact = s.Presence(q, now)
 		page.Rows = append(page.Rows, q)
 	}
 	for _, ex := range class.Room.Exercises {
@@ -172,7 +172,7 @@ func (s *Service) Learner(ctx context.Context, roomID, learnerID int64) (*Learne
 		return nil, ErrNotFound
 	}
 	q := p.clone()
-	q.Online = s.Online(q, s.now())
+	q.Online, q.Contact = s.Presence(q, s.now())
 	return q, nil
 }
 

@@ -191,13 +191,6 @@ func (s *Service) WriteExportJSON(ctx context.Context, w io.Writer, roomID int64
 	return enc.Encode(x)
 }
 
-// WriteResultsJSON writes the room and rows as one JSON document.
-func (c *Class) WriteResultsJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c.export())
-}
-
 func (c *Class) export() Export {
 	x := Export{Room: c.Room.Name, Code: c.Room.Code, CreatedAt: c.Room.CreatedAt.UTC().Format(time.RFC3339), Results: c.Results()}
 	if !c.Room.Open() {

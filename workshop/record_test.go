@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"idemlab/workshop"
+	"idemlab/workshop/sqlitestore"
 )
 
 // roomWith creates a room covering lessons l1, l2 and exercise ex, and joins
@@ -367,5 +369,61 @@ func TestRecordRendered_GoalsAndPredictionsTheServerDrew(t *testing.T) {
 	}
 	if _, err := workshop.DecodeEvent(strings.NewReader(`{"kind":"prediction_made","lesson":"l2","prediction":"pg-1"}`)); err == nil {
 		t.Error("a prediction without correct decodes")
+	}
+}
+
+// A learner whose stream closed (a page gone, a replica lost) is online for
+// the reconnect grace, then offline with the time they were last seen; a
+// stream opened again, or an event sent since, counts as before.
+func TestPresence_AClosedStreamGoesOfflineAfterTheGrace(t *testing.T) {
+	store, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), sqlitestore.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	now := time.Now()
+	svc := workshop.NewService(store, func() time.Time { return now })
+	room, ls := roomWith(t, svc, "Ada")
+	ada := ls[0]
+	presence := func(at time.Time) (bool, time.Time) {
+		page, err := svc.ClassPage(t.Context(), room.ID, at, 0, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Rows[0].Online, page.Rows[0].Contact
+	}
+	disconnect := svc.Connect(ada.ID)
+	now = now.Add(time.Minute)
+	if online, seen := presence(now); !online || !seen.Equal(now) {
+		t.Errorf("with a stream open: online %t, last seen %v; want online, now", online, seen)
+	}
+	disconnect()
+	closed := now
+	for _, tc := range []struct {
+		after  time.Duration
+		online bool
+	}{
+		{0, true},
+		{workshop.ReconnectGrace - time.Second, true},
+		{workshop.ReconnectGrace, false},
+		{workshop.OnlineWindow - time.Second, false}, // within the window of events, but the stream said goodbye
+	} {
+		online, seen := presence(closed.Add(tc.after))
+		if online != tc.online || !seen.Equal(closed) {
+			t.Errorf("%v after the stream closed: online %t, last seen %v; want %t, %v", tc.after, online, seen, tc.online, closed)
+		}
+	}
+	// Reconnected elsewhere (another replica): an event after the close counts.
+	now = closed.Add(time.Minute)
+	if _, _, err := svc.Record(t.Context(), ada, "ada-hand-1", workshop.Event{Kind: workshop.KindHandRaised}); err != nil {
+		t.Fatal(err)
+	}
+	if online, seen := presence(now.Add(time.Second)); !online || seen.Sub(now).Abs() >= time.Millisecond { // events keep milliseconds
+		t.Errorf("an event after the close: online %t, last seen %v; want online, at the event (%v)", online, seen, now)
+	}
+	// Back on this replica: online again.
+	defer svc.Connect(ada.ID)()
+	if online, _ := presence(now.Add(time.Hour)); !online {
+		t.Error("a stream open again: offline")
 	}
 }

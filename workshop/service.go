@@ -38,6 +38,11 @@ type Service struct {
 	classes map[int64]*cachedClass
 	// streams counts each learner's open streams here (presence.go).
 	streams map[int64]int
+	// lastSeen is when each learner's last stream here closed (presence.go).
+	lastSeen map[int64]time.Time
+	// joinedFrom counts the new seats joined here from each client address
+	// (JoinFrom), which web's fair share counts for the address.
+	joinedFrom map[string]int
 }
 
 type inflightKey struct {
@@ -163,8 +168,23 @@ func (s *Service) JoinFrom(ctx context.Context, client string, code Code, key Ke
 	room, l, fresh, err := s.join(ctx, code, key, name)
 	if !fresh {
 		s.joins.refund(client)
+	} else {
+		s.mu.Lock()
+		if s.joinedFrom == nil || len(s.joinedFrom) >= maxBuckets {
+			s.joinedFrom = make(map[string]int) // a flood of addresses: start counting again
+		}
+		s.joinedFrom[client]++
+		s.mu.Unlock()
 	}
 	return room, l, err
+}
+
+// SeatsJoinedFrom is how many new seats joined here from client (JoinFrom):
+// a replayed join counts once.
+func (s *Service) SeatsJoinedFrom(client string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.joinedFrom[client]
 }
 
 // join is Join; fresh tells a new seat from a replay or a refusal.

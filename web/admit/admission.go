@@ -313,7 +313,8 @@ func (a *Admission) acquire(ctx context.Context) (release func(), err error) {
 
 // takeShare counts a run (holdRun) or a check (holdCheck) against its
 // client's share of the slots, waiting at most QueueWait for the client's
-// own work to end; past it, a 429 that names what.
+// own work (a run's), or its address's, to end; past it, a 429 that names
+// what.
 func (a *Admission) takeShare(ctx context.Context, kind, what string) (release func(), err error) {
 	client := ClientFrom(ctx)
 	perClient, perAddress := runShare(cap(a.Slots))
@@ -323,14 +324,13 @@ func (a *Admission) takeShare(ctx context.Context, kind, what string) (release f
 	if release, ok := a.holds.take(client, kind, perClient, perAddress); ok {
 		return release, nil
 	}
-	var ok bool
-	if kind == holdRun {
-		t := time.NewTimer(a.QueueWait)
-		defer t.Stop()
-		release, ok, err = a.holds.wait(ctx, t.C, client, kind, perClient, perAddress)
-		if err != nil || ok {
-			return release, err
-		}
+	// A run waits for its client's own runs, or its address's; a check only
+	// for its address's others: a client's second check is refused at once.
+	t := time.NewTimer(a.QueueWait)
+	defer t.Stop()
+	release, ok, err := a.holds.wait(ctx, t.C, client, kind, perClient, perAddress, kind == holdRun)
+	if err != nil || ok {
+		return release, err
 	}
 	a.metrics.Refused("share")
 	return nil, a.holds.overShare(client, kind, perClient, what)

@@ -27,7 +27,7 @@ func TestAdmission_LeaderLeavesJoinerStillAnswered(t *testing.T) {
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
-		return &Output{Status: http.StatusOK, ContentType: site.HtmlContentType, Body: form.Payload([]byte("answer"))}, nil
+		return &Output{Status: http.StatusOK, ContentType: site.HTMLContentType, Body: form.Payload([]byte("answer"))}, nil
 	}
 	leaderCtx, leave := context.WithCancel(context.Background())
 	type result struct {
@@ -78,7 +78,7 @@ func TestAdmission_ComputesOnTheRequestsGoroutine(t *testing.T) {
 	_, source, err := a.Run(context.Background(), "g", true, func(ctx context.Context, _ *playground.Budget, form AnswerForm) (*Output, error) {
 		stack = make([]byte, 64<<10)
 		stack = stack[:runtime.Stack(stack, false)]
-		return &Output{Status: http.StatusOK, ContentType: site.HtmlContentType, Body: form.Payload([]byte("x"))}, nil
+		return &Output{Status: http.StatusOK, ContentType: site.HTMLContentType, Body: form.Payload([]byte("x"))}, nil
 	})
 	if err != nil || source != "miss" {
 		t.Fatalf("source %q, err %v", source, err)

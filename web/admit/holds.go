@@ -120,15 +120,20 @@ func (h *holds) take(client, kind string, perClient, perAddress int) (release fu
 	}, true
 }
 
-// wait is take, waiting until wake (or ctx) for the client's own work to
-// end when it is at its share; false when it still was.
-func (h *holds) wait(ctx context.Context, wake <-chan time.Time, client, kind string, perClient, perAddress int) (release func(), ok bool, err error) {
+// wait is take, waiting until wake (or ctx) for the client's own work, or
+// its address's, to end when it is at its share; false when it still was.
+// With ownWaits false, a client at its own share is refused at once: it
+// waits only for others at its address.
+func (h *holds) wait(ctx context.Context, wake <-chan time.Time, client, kind string, perClient, perAddress int, ownWaits bool) (release func(), ok bool, err error) {
 	for {
 		h.mu.Lock()
 		changed := h.changed
 		h.mu.Unlock()
 		if release, ok := h.take(client, kind, perClient, perAddress); ok {
 			return release, true, nil
+		}
+		if !ownWaits && h.held(client, kind) >= perClient {
+			return nil, false, nil
 		}
 		select {
 		case <-changed:
@@ -157,7 +162,7 @@ func runShare(slots int) (perClient, perAddress int) {
 // is held, or its address's: 429, come back in a second. The message names
 // the real cause: the client's own work, or others' at its address.
 func (h *holds) overShare(client, kind string, perClient int, what string) error {
-	message := fmt.Sprintf("You already have %s running; this one waits for it. Try again in %d second.", what, holdRetryAfter)
+	message := fmt.Sprintf("You already have %s running, so this one was not started. Try again in %d second, once its answer is back.", what, holdRetryAfter)
 	if h.held(client, kind) < perClient {
 		message = fmt.Sprintf("Others at your address (a shared network) are using its whole share of the server just now. Nothing was lost: try again in %d second.", holdRetryAfter)
 	}

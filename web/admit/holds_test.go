@@ -82,7 +82,7 @@ func TestAdmission_EightChecksFromOneClientDoNotStarveOthers(t *testing.T) {
 // answer is a computation that answers body at once.
 func answer(body string) ComputeFunc {
 	return func(ctx context.Context, _ *playground.Budget, form AnswerForm) (*Output, error) {
-		return &Output{Status: http.StatusOK, ContentType: site.HtmlContentType, Body: form.Payload([]byte(body))}, nil
+		return &Output{Status: http.StatusOK, ContentType: site.HTMLContentType, Body: form.Payload([]byte(body))}, nil
 	}
 }
 
@@ -92,7 +92,7 @@ func blocked(started chan<- struct{}, release <-chan struct{}) ComputeFunc {
 	return func(ctx context.Context, _ *playground.Budget, form AnswerForm) (*Output, error) {
 		started <- struct{}{}
 		<-release
-		return &Output{Status: http.StatusOK, ContentType: site.HtmlContentType, Body: form.Payload([]byte("slow"))}, nil
+		return &Output{Status: http.StatusOK, ContentType: site.HTMLContentType, Body: form.Payload([]byte("slow"))}, nil
 	}
 }
 

@@ -98,7 +98,7 @@ func (g *LedgerGate) takeOwn(ctx context.Context) (release func(), err error) {
 	}
 	t := time.NewTimer(g.QueueWait)
 	defer t.Stop()
-	release, ok, err := g.holds.wait(ctx, t.C, client, holdLedger, ledgerHoldsPerClient, perAddress)
+	release, ok, err := g.holds.wait(ctx, t.C, client, holdLedger, ledgerHoldsPerClient, perAddress, true)
 	if err != nil || ok {
 		return release, err
 	}
@@ -184,45 +184,6 @@ func (g *LedgerGate) tryTicket() bool {
 
 // CheckShare is the most ledgers one check takes: half the pool.
 func (g *LedgerGate) CheckShare() int { return max(1, cap(g.Tickets)/2) }
-
-// AcquireAll takes every ticket: the check's gate before AcquireShare,
-// kept until the checker moves to it. A check on PostgreSQL runs
-// on up to the whole pool at once (playground/explore_pg.go): without its
-// tickets, runs that passed the gate would wait in the pool behind it until
-// their deadline. It waits at most queueWait in all, counted as one
-// waiter, and gives back what it took when refused.
-func (g *LedgerGate) AcquireAll(ctx context.Context) (release func(), err error) {
-	taken := 0
-	giveBack := func() {
-		for range taken {
-			<-g.Tickets
-		}
-	}
-	if g.Waiting.Add(1) > g.MaxWaiting {
-		g.Waiting.Add(-1)
-		return nil, g.busy()
-	}
-	defer g.Waiting.Add(-1)
-	t := time.NewTimer(g.QueueWait)
-	defer t.Stop()
-	for taken < cap(g.Tickets) {
-		select {
-		case g.Tickets <- struct{}{}:
-			taken++
-		case <-t.C:
-			giveBack()
-			return nil, g.busy()
-		case <-ctx.Done():
-			giveBack()
-			return nil, context.Cause(ctx)
-		}
-	}
-	g.InUse.Add(float64(taken))
-	return func() {
-		g.InUse.Sub(float64(taken))
-		giveBack()
-	}, nil
-}
 
 // busy is the refusal when every ledger is taken: the learner sees what a
 // busy SQLite run shows.

@@ -195,6 +195,13 @@ func (l *RateLimiter) SeatsJoined(address string, n int) {
 	l.addressSeats(address, l.Now()).joined = n
 }
 
+// SeatsCounted is how many seats address's ceiling counts now.
+func (l *RateLimiter) SeatsCounted(address string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return min(l.seatsAt(address, l.Now()), max(l.SeatsPerAddress, 0))
+}
+
 // addressSeats is address's record, made when missing.
 func (l *RateLimiter) addressSeats(address string, now time.Time) *addressSeats {
 	a := l.seats[address]

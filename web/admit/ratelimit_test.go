@@ -296,4 +296,13 @@ func TestSeatCache_LooksEachTokenUpOnceAMinute(t *testing.T) {
 	if got := l.ClientOf(named); got != "203.0.113.5#L9" || lookups != 4 {
 		t.Errorf("a seat in the context: client %q after %d lookups", got, lookups)
 	}
+	// A removed learner's seat is forgotten: their token is looked up again.
+	delete(seats, "tok-ada")
+	c.Forget("L1")
+	if got := l.ClientOf(req("tok-ada")); got != "203.0.113.5" || lookups != 5 {
+		t.Errorf("after Forget: client %q after %d lookups; want the address after a fresh lookup", got, lookups)
+	}
+	if got := l.ClientOf(req("tok-bob")); got != "203.0.113.5#L2" || lookups != 6 {
+		t.Errorf("Forget of another seat: bob's client %q after %d lookups", got, lookups)
+	}
 }

@@ -75,3 +75,18 @@ func (c *SeatCache) SeatOf(r *http.Request) string {
 	c.entries[token] = seatEntry{seat: seat, at: now}
 	return seat
 }
+
+// Forget drops what the cache knows of seat (a learner removed from their
+// room): the next request with its token is looked up again.
+func (c *SeatCache) Forget(seat string) {
+	if seat == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for token, e := range c.entries {
+		if e.seat == seat {
+			delete(c.entries, token)
+		}
+	}
+}

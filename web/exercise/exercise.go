@@ -34,9 +34,14 @@ import (
 //
 // A check is a pure function of (exercise, handler): it runs on fresh
 // in-memory ledgers and stores nothing, so a retried or double-clicked POST
-// gives the same answer and changes nothing twice. Checks are CPU-bound: at
-// most GOMAXPROCS run at once, and beyond that the server answers 429 with
-// Retry-After rather than queueing work the learner may no longer wait for.
+// gives the same answer and changes nothing twice. Checks are CPU-bound, so
+// every one passes the admission path (admit.Admission.CheckWith): a slot,
+// waited for at most as long as a run waits, then 429 with Retry-After; one
+// check at a time per client (a seat in a room, else an address), so that a
+// double click or five checks fired at once run once and the rest are told
+// so at once (429, the learner's text kept); the client charged by the CPU
+// the check used, or on PostgreSQL by the ledgers it held
+// (admit.LedgerGate.AcquireShare).
 
 const (
 	// exerciseHandlerLimit is the largest handler accepted, in bytes: the
@@ -45,8 +50,8 @@ const (
 	// exerciseBodyLimit caps a check request's body (form encoding inflates
 	// the handler up to three times).
 	exerciseBodyLimit = 64 << 10
-	// exerciseRetryAfter is the Retry-After of a 429, in seconds.
-	exerciseRetryAfter = "1"
+	// exerciseRetryAfter is the Retry-After of a busy 429, in seconds.
+	exerciseRetryAfter = 1
 )
 
 // ExerciseCheckTimeout is the deadline of one check; every built-in
@@ -54,8 +59,8 @@ const (
 // race-detector test builds can scale it (race_test.go).
 var ExerciseCheckTimeout = 5 * time.Second
 
-// Checker runs checks for the exercise routes, at most cap(slots)
-// at a time.
+// Checker runs checks for the exercise routes, at most cap(Slots) at a
+// time (a server's are its admission's slots, shared with runs).
 type Checker struct {
 	deps    Deps
 	Slots   chan struct{}
@@ -64,12 +69,17 @@ type Checker struct {
 
 // Deps is what the exercises need from the server that serves them.
 type Deps struct {
-	View        func() *site.View // the current course's
-	Ledgers     *playground.PostgresLedgers
-	LedgerGate  *admit.LedgerGate // nil without PostgreSQL ledgers
-	Metrics     *site.Metrics
-	AdmitClient func(r *http.Request) (client string, err error) // the client's fair share
-	RecordCheck func(r *http.Request, c workshop.Check)          // a check for a learner in a room (record.go)
+	View       func() *site.View // the current course's
+	Ledgers    *playground.PostgresLedgers
+	LedgerGate *admit.LedgerGate // nil without PostgreSQL ledgers
+	Metrics    *site.Metrics
+	Admission  *admit.Admission // the one admission path: shares, slots, charges
+	// Admit takes a token from the request's client (its seat in a room,
+	// else its address), or refuses it with a 429; its context names the
+	// client (admit.RateLimiter.WithClient), to whom the check is charged
+	// and whose holds it counts against.
+	Admit       func(r *http.Request) (context.Context, error)
+	RecordCheck func(r *http.Request, c workshop.Check) // a check for a learner in a room (record.go)
 }
 
 func New(deps Deps, concurrency int) *Checker {
@@ -93,24 +103,25 @@ func (c *Checker) Routes() []site.Route {
 func DefaultCheckConcurrency() int { return runtime.GOMAXPROCS(0) }
 
 // errCheckBusy: every check slot is taken.
-var errCheckBusy = errors.New("every checker is busy")
+var errCheckBusy = admit.ErrCheckBusy
 
-// check runs one check within a slot and the deadline. A check the
-// deadline stops is the handler's fault as far as the learner can tell, so
-// it becomes a result with Error set, not a server error.
+// check runs one check within a slot and the deadline, for the client ctx
+// names. A check the deadline stops is the handler's fault as far as the
+// learner can tell, so it becomes a result with Error set, not a server
+// error. On PostgreSQL it first takes its share of the pool's ledgers and
+// runs on that many at once.
 func (c *Checker) check(ctx context.Context, ex *playground.Exercise, handler string, lg playground.Ledger) (*playground.CheckResult, time.Duration, error) {
+	opts := admit.CheckOptions{Slots: c.Slots, Timeout: c.Timeout}
 	if lg.Postgres != nil && c.deps.LedgerGate != nil {
-		release, err := c.deps.LedgerGate.AcquireAll(ctx) // admit/postgresgate.go
-		if _, busy := admit.IsRefusal(err); busy {
-			return nil, 0, errCheckBusy // the checker's busy answer keeps the learner's handler
-		}
+		release, ledgers, err := c.deps.LedgerGate.AcquireShare(ctx) // admit/postgresgate.go
 		if err != nil {
 			return nil, 0, err
 		}
 		defer release()
+		lg.Parallel, opts.Ledger = ledgers, true
 	}
 	var res *playground.CheckResult
-	took, err := c.inSlot(ctx, func(ctx context.Context) (err error) {
+	took, err := c.deps.Admission.CheckWith(ctx, opts, func(ctx context.Context) (err error) {
 		res, err = playground.CheckOn(ctx, ex, handler, lg)
 		return err
 	})
@@ -121,31 +132,32 @@ func (c *Checker) check(ctx context.Context, ex *playground.Exercise, handler st
 	return res, took, err
 }
 
-// inSlot runs one check within a slot and the deadline, and says how long
-// it took; errCheckBusy when every slot is taken, and an error wrapping
-// context.DeadlineExceeded when the deadline stopped it.
+// inSlot runs one check (run, on SQLite) through the admission path for
+// the client ctx names, and says how long it took: errCheckBusy when no
+// slot was free in time, a 429 (*site.Error) when the client already has a
+// check running, and an error wrapping context.DeadlineExceeded when the
+// deadline stopped it.
 func (c *Checker) inSlot(ctx context.Context, run func(context.Context) error) (time.Duration, error) {
-	select {
-	case c.Slots <- struct{}{}:
-	default:
-		c.deps.Metrics.Refused("busy")
-		return 0, errCheckBusy
+	return c.deps.Admission.CheckWith(ctx, admit.CheckOptions{Slots: c.Slots, Timeout: c.Timeout}, run)
+}
+
+// refused is the answer to a check the admission path refused: the busy
+// checker (no slot in time, or no PostgreSQL ledger: 429), or the client's
+// share spent (a check of theirs already running: 429), each with
+// Retry-After and a sentence for the learner; ok false for any other
+// error.
+func refused(err error) (status, retryAfter int, message string, ok bool) {
+	if errors.Is(err, errCheckBusy) {
+		return http.StatusTooManyRequests, exerciseRetryAfter, "The checker is busy with other learners.", true
 	}
-	c.deps.Metrics.RunsInFlight.Inc()
-	defer func() {
-		c.deps.Metrics.RunsInFlight.Dec()
-		<-c.Slots
-	}()
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
-	defer cancel()
-	start := time.Now()
-	err := run(ctx)
-	took := time.Since(start)
-	c.deps.Metrics.ObserveCheck(took)
-	if err != nil && ctx.Err() == context.DeadlineExceeded {
-		return took, fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
+	se, ok := admit.IsRefusal(err)
+	switch {
+	case !ok:
+		return 0, 0, "", false
+	case se.Status == http.StatusServiceUnavailable: // every PostgreSQL ledger is taken
+		return http.StatusTooManyRequests, exerciseRetryAfter, "The checker is busy with other learners.", true
 	}
-	return took, err
+	return se.Status, se.RetryAfter, se.Message, true
 }
 
 // checkInput is a check request read from a form.
@@ -186,8 +198,8 @@ func setServerTiming(w http.ResponseWriter, took time.Duration) {
 	w.Header().Set("Server-Timing", fmt.Sprintf("check;dur=%.1f", float64(took.Microseconds())/1000))
 }
 
-func setBusy(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", exerciseRetryAfter)
+func setRetryAfter(w http.ResponseWriter, seconds int) {
+	admit.RetryAfterHeader(w, seconds)
 }
 
 // ----- GET /exercises/{id} and POST /exercises/{id}/check -----
@@ -239,16 +251,17 @@ func (c *Checker) ServeCheckForm(w http.ResponseWriter, r *http.Request) error {
 		ev.Outcome = &ExerciseOutcome{notice: "Not checked: " + err.Error() + "."}
 		return c.writeExercisePage(w, r, v, l, ev, http.StatusBadRequest)
 	}
-	if _, err := c.deps.AdmitClient(r); err != nil {
+	ctx, err := c.deps.Admit(r)
+	if err != nil {
 		return err
 	}
-	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
-	switch {
-	case errors.Is(err, errCheckBusy):
-		setBusy(w)
-		ev.Outcome = &ExerciseOutcome{notice: "The checker is busy with other learners. Your handler is kept: press Check again in a second."}
-		return c.writeExercisePage(w, r, v, l, ev, http.StatusTooManyRequests)
-	case err != nil:
+	res, took, err := c.check(ctx, spec.Exercise, in.handler, lg)
+	if status, retry, message, ok := refused(err); ok {
+		setRetryAfter(w, retry)
+		ev.Outcome = &ExerciseOutcome{notice: message + " Your handler is kept: press Check again in a moment."}
+		return c.writeExercisePage(w, r, v, l, ev, status)
+	}
+	if err != nil {
 		return checkFailed(spec, err)
 	}
 	setServerTiming(w, took)
@@ -337,15 +350,15 @@ func (c *Checker) ServeCheckAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.deps.AdmitClient(r); err != nil {
+	ctx, err := c.deps.Admit(r)
+	if err != nil {
 		return err
 	}
-	res, took, err := c.check(r.Context(), spec.Exercise, in.handler, lg)
-	switch {
-	case errors.Is(err, errCheckBusy):
-		setBusy(w)
-		return &site.Error{Status: http.StatusTooManyRequests, Message: "every checker is busy; try again in a second"}
-	case err != nil:
+	res, took, err := c.check(ctx, spec.Exercise, in.handler, lg)
+	if status, retry, message, ok := refused(err); ok {
+		return &site.Error{Status: status, RetryAfter: retry, Message: message + " Nothing was checked: send the same handler again in a moment."}
+	}
+	if err != nil {
 		return checkFailed(spec, err)
 	}
 	var frag bytes.Buffer

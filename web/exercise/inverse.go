@@ -75,11 +75,12 @@ func (c *Checker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site
 	case strings.TrimSpace(ev.Handler) == "" && !reveal:
 		return notice(http.StatusBadRequest, "Not checked: the script is empty. Write events such as deliver msg-1, one per line.")
 	}
-	if _, err := c.deps.AdmitClient(r); err != nil {
+	ctx, err := c.deps.Admit(r)
+	if err != nil {
 		return err
 	}
 	out := &breakOutcome{revealed: reveal}
-	took, err := c.inSlot(r.Context(), func(ctx context.Context) error {
+	took, err := c.inSlot(ctx, func(ctx context.Context) error {
 		var err error
 		if strings.TrimSpace(ev.Handler) != "" {
 			if out.result, err = playground.CheckBreak(ctx, spec.Exercise, ev.Handler); err != nil {
@@ -92,10 +93,11 @@ func (c *Checker) serveBreakForm(w http.ResponseWriter, r *http.Request, v *site
 		}
 		return err
 	})
+	if status, retry, message, ok := refused(err); ok {
+		setRetryAfter(w, retry)
+		return notice(status, message+" Your script is kept: press Check again in a moment.")
+	}
 	switch {
-	case errors.Is(err, errCheckBusy):
-		setBusy(w)
-		return notice(http.StatusTooManyRequests, "The checker is busy with other learners. Your script is kept: press Check again in a second.")
 	case errors.Is(err, context.DeadlineExceeded):
 		return notice(http.StatusOK, fmt.Sprintf("The check took longer than %v and was stopped. Try a shorter script.", c.Timeout))
 	case err != nil:

@@ -22,7 +22,7 @@ type State struct {
 	To       string // the worker the delivery controls name; "" = the broker's choice
 	Panels   Panels
 	Open     MorePanels // the control panels drawn open (panels.go)
-	Guess    int        // the learner's answer to the block's prediction (1-based); 0: not asked yet
+	Guess    int        // the learner's answer to the block's prediction (1-based); 0: not asked yet; GuessSkipped
 	Exercise string     // the exercise a replay came from (exercise=…), for the way back
 	Ledger   string     // a PostgreSQL ledger's name (ledger=…, playground.ParseLedger); "" = SQLite
 }
@@ -160,3 +160,10 @@ func (s State) Toggled(p Panels) State {
 
 // scriptText is the state's script in its canonical text.
 func (s State) ScriptText() string { return (&playground.Script{Events: s.Events}).String() }
+
+// A prediction the learner skipped: guess=skip in a URL (the form's Skip
+// button, which needs no JavaScript), GuessSkipped in a State.
+const (
+	GuessSkip    = "skip"
+	GuessSkipped = -1
+)

@@ -32,7 +32,7 @@ const (
 	KeyShow     = "show"     // the panels shown, when not the place's default (pgPanels)
 	KeyOpen     = "open"     // the control panels drawn open (morePanels)
 	KeyPanel    = "panel"    // one control panel alone, for playground.js: never in a link
-	KeyGuess    = "guess"    // the learner's answer to a lesson block's prediction
+	KeyGuess    = "guess"    // the learner's answer to a lesson block's prediction, or GuessSkip
 	KeyExercise = "exercise" // the exercise a replay came from: the way back
 	KeyLedger   = "ledger"   // a PostgreSQL ledger (postgres-rc…); absent: SQLite
 
@@ -85,7 +85,9 @@ func (p Place) appendFields(out []Field, s State, script string) []Field {
 	if s.Open != 0 {
 		out = append(out, Field{KeyOpen, s.Open.String()})
 	}
-	if s.Guess > 0 && p.Block != "" { // only a lesson block asks
+	if s.Guess == GuessSkipped && p.Block != "" {
+		out = append(out, Field{KeyGuess, GuessSkip})
+	} else if s.Guess > 0 && p.Block != "" { // only a lesson block asks
 		out = append(out, Field{KeyGuess, strconv.Itoa(s.Guess)})
 	}
 	return out
@@ -267,7 +269,10 @@ func StateFromQuery(q url.Values, home State, workers []string) (State, bool, er
 		}
 		s.Exercise = v
 	}
-	if v := strings.TrimSpace(q.Get(KeyGuess)); v != "" {
+	if slices.Contains(q[KeyGuess], GuessSkip) {
+		// The form's Skip button: it wins over a choice ticked but not sent.
+		s.Guess = GuessSkipped
+	} else if v := strings.TrimSpace(q.Get(KeyGuess)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > lessons.MaxChoices {
 			return s, false, &playground.InputError{Field: "guess", Msg: fmt.Sprintf("%q is not a choice: pick one of the answers (1 to %d)", english.Truncate(v, 40), lessons.MaxChoices)}
@@ -404,6 +409,12 @@ func SharedQuery(text string) (string, error) {
 	}
 	s.At, s.To = -1, ""
 	return place.Query(s), nil
+}
+
+// SharedHref opens in the full-size playground a state SharedQuery wrote
+// (a learner's failed check, kept by the workshop): its site path.
+func SharedHref(query string) string {
+	return "/playground?" + strings.TrimPrefix(query, "?")
 }
 
 // ScenarioHref is the site path of the full-size playground of a scenario

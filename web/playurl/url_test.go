@@ -95,6 +95,8 @@ func FuzzPlaygroundState(f *testing.F) {
 		"ledger=postgres-rr&script=deliver+msg-1",
 		"ledger=sqlite&ledger=postgres-rc",
 		"ledger=+postgres-serializable+",
+		"guess=skip&guess=3",
+		"guess=+skip",
 	} {
 		f.Add(seed)
 	}

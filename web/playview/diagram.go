@@ -227,10 +227,27 @@ func layoutRow(r *diagramRow, st playground.Step, laneX map[string]int, ledger i
 	case playground.StepSkip:
 		mark(w, "ring", "skipped: "+english.Truncate(st.Note, 48))
 	case playground.StepProvider, playground.StepEmail:
+		if st.Error != "" { // refused: nothing happened outside
+			mark(w, "cross", st.Kind+": "+english.Truncate(st.Error, 56))
+			break
+		}
 		mark(w, "dot", st.Kind+": "+english.Truncate(st.Note, 56))
+	case playground.StepBackoff:
+		mark(broker, "ring", st.Message+" held back: "+backoffLabel(st.Note))
 	default:
 		mark(w, "ring", st.Kind)
 	}
+}
+
+// backoffLabel is the delay part of a backoff step's note: "for 10
+// seconds, until tick 15", or "none" when the copy is handed straight back.
+func backoffLabel(note string) string {
+	_, rest, ok := strings.Cut(note, " back for ")
+	if !ok {
+		return "none"
+	}
+	rest, _, _ = strings.Cut(rest, " (")
+	return rest
 }
 
 // sqlLabel shortens a statement to its verb and table: "UPDATE accounts".

@@ -96,7 +96,8 @@ type predictView struct {
 	QuestionHTML string
 	Choices      []lessons.Choice
 	Asking       bool            // no answer yet: the form is shown
-	Hiding       bool            // asking at the block's own run: the verdicts wait
+	Hiding       bool            // asking: the verdicts wait
+	Skipped      bool            // the learner skipped the question (guess=skip)
 	Action       string          // the form's action (site path, base included)
 	Fields       []playurl.Field // the state, carried through the form
 	Guess        int             // 1-based, when answered
@@ -144,8 +145,11 @@ func newPredictView(v *site.View, pv *View) *predictView {
 	}
 	switch g := pv.state.Guess; {
 	case g == 0:
-		view.Asking = true
-		view.Hiding = pv.state.SameRun(pv.Place.Home)
+		// Whatever the learner clicked first, the verdicts wait for an
+		// answer or a skip.
+		view.Asking, view.Hiding = true, true
+	case g == playurl.GuessSkipped:
+		view.Skipped = true
 	case g <= len(p.Choices):
 		view.Guess, view.Picked = g, view.Choices[g-1]
 	}

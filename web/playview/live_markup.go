@@ -115,7 +115,11 @@ func drawLivePlayground(ctx context.Context, m *Markup, pv *View) error {
 	if pv.state.Panels.Has(playurl.PanelSteps) {
 		drawStepList(m, pv)
 	}
-	m.Raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce>`)
+	m.Raw(`<p class="visually-hidden" data-testid="pg-announce" data-announce`)
+	if pv.hiddenVerdicts != "" {
+		m.Attr("data-verdicts", pv.hiddenVerdicts)
+	}
+	m.Raw(`>`)
 	m.Text(pv.announce)
 	m.Raw(`</p>`)
 	if c := pv.caption(); c != "" {
@@ -234,7 +238,7 @@ func drawNavLink(m *Markup, l *actionLink, glyph string) {
 // pgVerdicts are the verdicts and the first divergence: on a phone they
 // stick under the header while the controls below them are used.
 func pgVerdicts(pv *View) templ.Component {
-	return MarkupComponent(func(m *Markup) { drawVerdicts(m, pv) })
+	return markupComponent(func(m *Markup) { drawVerdicts(m, pv) })
 }
 
 func drawVerdicts(m *Markup, pv *View) {
@@ -284,11 +288,24 @@ func drawHandlerAttrs(m *Markup, h *handlerView) {
 	m.Attr("data-verdict", h.Verdict)
 }
 
+// regionLabel names one of the playground's landmarks by its block, so that
+// a page of several playgrounds (even of one scenario) has landmarks a
+// screen reader can tell apart: "Ledgers, playground 2: Lost ack" in a
+// lesson, "Ledgers: Lost ack" on the playground's own page.
+func (pv *View) regionLabel(region string) string {
+	if n, ok := strings.CutPrefix(pv.Place.Block, "pg-"); ok && pv.Place.InLesson() {
+		return region + ", playground " + n + ": " + pv.scenario.Title
+	}
+	return region + ": " + pv.scenario.Title
+}
+
 // drawLedgers draws each handler's ledger: its verdict, its figures against
 // the expected ones, and its rows and chart when their panels are open.
 func drawLedgers(m *Markup, pv *View) {
 	rows, chart := pv.state.Panels.Has(playurl.PanelRows), pv.state.Panels.Has(playurl.PanelChart)
-	m.Raw(`<section class="pg-ledgers" aria-label="Ledgers" data-testid="pg-ledgers">`)
+	m.Raw(`<section class="pg-ledgers"`)
+	m.Attr("aria-label", pv.regionLabel("Ledgers"))
+	m.Raw(` data-testid="pg-ledgers">`)
 	for _, h := range pv.handlers {
 		m.Raw(`<article class="pg-ledger"`)
 		drawHandlerAttrs(m, h)
@@ -391,7 +408,9 @@ func drawStepList(m *Markup, pv *View) {
 // drawControls draws the messages' controls, the faults on the last delivery,
 // the control panels, the script's editor, Reset and Undo.
 func drawControls(ctx context.Context, m *Markup, pv *View) error {
-	m.Raw(`<section class="pg-controls" aria-label="Controls" data-testid="pg-controls">`)
+	m.Raw(`<section class="pg-controls"`)
+	m.Attr("aria-label", pv.regionLabel("Controls"))
+	m.Raw(` data-testid="pg-controls">`)
 	scriptProblem := pv.problemOn("script")
 	if pv.problem != nil && !scriptProblem {
 		if err := pgProblem(pv).Render(ctx, m); err != nil {
@@ -524,7 +543,7 @@ func drawMore(ctx context.Context, m *Markup, pv *View, i int) error {
 
 // pgHidden is a GET form's state: a hidden input per field.
 func pgHidden(fields []playurl.Field) templ.Component {
-	return MarkupComponent(func(m *Markup) { drawHidden(m, fields) })
+	return markupComponent(func(m *Markup) { drawHidden(m, fields) })
 }
 
 func drawHidden(m *Markup, fields []playurl.Field) {

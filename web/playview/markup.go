@@ -22,7 +22,7 @@ type Markup struct{ B []byte }
 var markupBuffers = sync.Pool{New: func() any { return &Markup{B: make([]byte, 0, 16<<10)} }}
 
 // markupComponent is a component that writes with draw.
-func MarkupComponent(draw func(m *Markup)) templ.Component {
+func markupComponent(draw func(m *Markup)) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		m := markupBuffers.Get().(*Markup)
 		m.B = m.B[:0]
@@ -63,11 +63,11 @@ func (m *Markup) Raw(s string) { m.B = append(m.B, s...) }
 
 // text appends s escaped for text or a quoted attribute value, as
 // html.EscapeString escapes it, without building the escaped string.
-func (m *Markup) Text(s string) { m.B = AppendEscaped(m.B, s) }
+func (m *Markup) Text(s string) { m.B = appendEscaped(m.B, s) }
 
 // appendEscaped appends s to b with &, <, >, ' and " escaped as
 // html.EscapeString escapes them.
-func AppendEscaped(b []byte, s string) []byte {
+func appendEscaped(b []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var esc string

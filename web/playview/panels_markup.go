@@ -95,7 +95,7 @@ func drawChart(m *Markup, c *chartView) {
 // pgStepGroups is the step list's body: per event, per handler, every
 // step, with its SQL when the SQL panel is open.
 func pgStepGroups(pv *View) templ.Component {
-	return MarkupComponent(func(m *Markup) { drawStepGroups(m, pv) })
+	return markupComponent(func(m *Markup) { drawStepGroups(m, pv) })
 }
 
 func drawStepGroups(m *Markup, pv *View) {
@@ -151,7 +151,7 @@ func drawStep(m *Markup, sv *stepView, sql bool) {
 	m.Raw(`>`)
 	drawStepText(m, st)
 	m.Raw(` `)
-	switch failure := PostgresFailure(st.SQLState); {
+	switch failure := postgresFailure(st.SQLState); {
 	case st.RowsAffected != nil:
 		m.Raw(`<span class="pg-muted">— `)
 		m.Text(english.Plural(int(*st.RowsAffected), "row", "rows"))
@@ -251,7 +251,7 @@ func drawStepText(m *Markup, st *playground.Step) {
 // look is how it looks: btn, primary, fault, seg or inline. A playground
 // draws a few dozen of them on every click.
 func pgLink(l actionLink, look string) templ.Component {
-	return MarkupComponent(func(m *Markup) { drawLink(m, &l, look) })
+	return markupComponent(func(m *Markup) { drawLink(m, &l, look) })
 }
 
 func drawLink(m *Markup, l *actionLink, look string) {

@@ -21,7 +21,7 @@ var postgresConditions = map[string]string{
 // postgresFailure is a step's result for a PostgreSQL error, by its
 // SQLSTATE (playground.Step.SQLState): "fails with 23505
 // (unique_violation)"; "" for none.
-func PostgresFailure(code string) string {
+func postgresFailure(code string) string {
 	if code == "" {
 		return ""
 	}

@@ -86,7 +86,7 @@ func (s *Pages) PlaygroundCompute(v *site.View, place playurl.Place, sc *playgro
 		start := time.Now()
 		var used playground.Usage
 		pv, state, err := s.resolvePlayground(ctx, b, &used, v, place, sc, q, decoded)
-		out := &admit.Output{Status: http.StatusOK, ContentType: site.HtmlContentType}
+		out := &admit.Output{Status: http.StatusOK, ContentType: site.HTMLContentType}
 		if err == nil && pv.problem != nil {
 			out.Status = http.StatusBadRequest
 		}

@@ -34,19 +34,22 @@ type View struct {
 	diagram   diagramView
 	steps     []stepGroup // the step list: the diagram's text equivalent
 	div       *divergenceView
-	announce  string        // the verdicts in one sentence, for the live region
-	keyFigure string        // "acc-1 balance", "ord-1 shipments"
-	problem   *inputProblem // the learner's input that was rejected, shown in place
-	oembed    string        // the oEmbed answer for this state: the Embed button's source
-	tickUnit  string
-	clock     int64
-	refusal   *refusalView  // the run was stopped at its budget (run.go)
-	goals     []goalView    // the lesson block's goals at this state (goals.go)
-	predict   *predictView  // the lesson block's question, asked or answered (goals.go)
-	toggles   []panelToggle // the views bar: rows, chart, diagram, steps
-	sqlToggle panelToggle   // inside the step list
-	arrowRef  string        // the diagram's arrowhead marker, url(#…)
-	back      *exerciseBack // the exercise a replay came from (goals.go)
+	announce  string // the verdicts in one sentence, for the live region
+	// hiddenVerdicts is announce while a question hides the verdicts: what
+	// Skip reads out (data-verdicts).
+	hiddenVerdicts string
+	keyFigure      string        // "acc-1 balance", "ord-1 shipments"
+	problem        *inputProblem // the learner's input that was rejected, shown in place
+	oembed         string        // the oEmbed answer for this state: the Embed button's source
+	tickUnit       string
+	clock          int64
+	refusal        *refusalView  // the run was stopped at its budget (run.go)
+	goals          []goalView    // the lesson block's goals at this state (goals.go)
+	predict        *predictView  // the lesson block's question, asked or answered (goals.go)
+	toggles        []panelToggle // the views bar: rows, chart, diagram, steps
+	sqlToggle      panelToggle   // inside the step list
+	arrowRef       string        // the diagram's arrowhead marker, url(#…)
+	back           *exerciseBack // the exercise a replay came from (goals.go)
 
 	ledgers []actionLink // the ledger switch (postgresledger.go); nil without PostgreSQL ledgers
 	// recorded: a PostgreSQL block's recorded run on a server without
@@ -196,7 +199,9 @@ func NewView(v *site.View, place playurl.Place, state playurl.State, tr *playgro
 	pv.goals, pv.predict, pv.back = newGoalViews(v, pv), newPredictView(v, pv), newExerciseBack(v, pv)
 	pv.announce = strings.Join(parts, ". ") + "." + goalsAnnouncement(pv.goals)
 	if pv.predict != nil && pv.predict.Hiding {
-		pv.announce = "Answer the question above the controls to see the verdicts." + goalsAnnouncement(pv.goals)
+		// The verdicts wait for the answer (or Skip, which reads them out).
+		pv.hiddenVerdicts = pv.announce
+		pv.announce = "Answer the question above the controls, or skip it, to see the verdicts." + goalsAnnouncement(pv.goals)
 	}
 	pv.messages, pv.workers = brokerStatus(tr, sc, pv.at)
 	pv.more = newMoreToggles(v, pv)
@@ -447,6 +452,7 @@ var messageStatus = map[string]string{
 	playground.StepCrash:        "unacked: its worker crashed",
 	playground.StepLeaseExpired: "lease expired: may be delivered again",
 	playground.StepDeadLetter:   "dead-lettered",
+	playground.StepBackoff:      "failed: held back until its redelivery delay ends",
 }
 
 // brokerStatus lays out the broker's state at the cursor: each message as

@@ -48,7 +48,7 @@ var CacheControl = [...][]string{
 
 var (
 	TextContentType    = []string{"text/plain; charset=utf-8"}
-	HtmlContentType    = []string{"text/html; charset=utf-8"}
+	HTMLContentType    = []string{"text/html; charset=utf-8"}
 	JsonContentType    = []string{"application/json; charset=utf-8"}
 	varyAcceptEncoding = []string{"Accept-Encoding"}
 	gzipEncoding       = []string{"gzip"}
@@ -315,7 +315,7 @@ func WriteHTML(w http.ResponseWriter, r *http.Request, status int, cache caching
 	if err := RenderInto(r.Context(), content, buf); err != nil {
 		return err
 	}
-	writeAnswer(w, r, status, HtmlContentType, cache, buf.Bytes())
+	writeAnswer(w, r, status, HTMLContentType, cache, buf.Bytes())
 	return nil
 }
 

@@ -20,6 +20,8 @@ const classPageRows = 100
 // classRowMore is the rest of a learner's row.
 type classRowMore struct {
 	online             bool
+	lastSeen           string // offline: when the server last heard of them (RFC 3339), or ""
+	lastSeenText       string // the same as a person reads it
 	lessonsOpened      int
 	goals, goalsByPage int // goals met; of them, reported by the browser
 	quizzes, quizRight int
@@ -33,6 +35,10 @@ type classRowMore struct {
 func rowMore(p *workshop.LearnerProgress) classRowMore {
 	m := classRowMore{online: p.Online, lessonsOpened: len(p.LessonsOpened), goals: len(p.Goals), quizzes: len(p.Quizzes), predictions: len(p.Predictions),
 		drill: LearnerPath(p.Learner.RoomID, p.Learner.ID)}
+	if !p.Online && !p.Contact.IsZero() {
+		m.lastSeen = p.Contact.UTC().Format(time.RFC3339)
+		m.lastSeenText = p.Contact.UTC().Format("15:04:05") + " UTC"
+	}
 	for _, src := range p.Goals {
 		if src == workshop.SourceBrowser {
 			m.goalsByPage++
@@ -96,6 +102,15 @@ func classStatus(page workshop.ClassPage, now time.Time, title func(string) stri
 		st.next = base + "?page=" + strconv.Itoa(st.page+1)
 	}
 	return st
+}
+
+// classStreamPath is the path of the live feed of the page cv shows.
+func classStreamPath(cv classPageView) string {
+	p := RoomPath(cv.room.ID) + "/stream"
+	if cv.status.page > 1 {
+		p += "?page=" + strconv.Itoa(cv.status.page)
+	}
+	return p
 }
 
 // pageOffset reads ?page= (from 1) as the offset of its first row.

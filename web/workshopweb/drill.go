@@ -96,7 +96,7 @@ func (s *Pages) serveLearnerDrill(w http.ResponseWriter, r *http.Request) error 
 			for i, a := range x.History {
 				da := drillAttempt{n: first + i + 1, at: a.At.UTC().Format(time.RFC3339), passed: a.Passed, counterexample: a.Counterexample}
 				if a.Playground != "" {
-					da.replay = "/playground?" + a.Playground
+					da.replay = playurl.SharedHref(a.Playground)
 					if q, err := url.ParseQuery(a.Playground); err == nil && q.Get(playurl.KeyHandler) != "" {
 						de.handler = q.Get(playurl.KeyHandler)
 					}
@@ -160,7 +160,7 @@ func (s *Pages) serveRemoveLearner(w http.ResponseWriter, r *http.Request) error
 	if err != nil && !errors.Is(err, workshop.ErrNotFound) {
 		return workshopErr(err)
 	}
-	ws.forgetSeat(lid)
+	s.forgetSeat(lid)
 	s.redirect(w, r, RoomPath(room.ID))
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"idemlab/web/admit"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"idemlab/workshop"
@@ -15,88 +14,69 @@ import (
 // The server records what it saw (DESIGN.md, principle 8): a check run for
 // a learner in a room is recorded by the check itself (workshop.RecordCheck),
 // never reported by the browser; and a request from a verified seat takes
-// its fair share from the seat, not from the address (admit.WithSeat).
+// its fair share from the seat, not from the address.
+//
+// A request's seat is found once, by the one seat cache (admit.SeatCache,
+// the limiter's Seats): SeatToken reads where the token travels and
+// LookupSeat checks it against the store; the cache remembers each answer
+// for a minute, so a playground click costs no store read.
 
-// seatTTL is how long a verified seat is remembered for a token, so that
-// a playground click costs no store read; a removed learner's cookie keeps
-// its share at most this long (their events are refused at once).
-const seatTTL = time.Minute
-
-// maxSeatCache bounds the seats remembered.
-const maxSeatCache = 10_000
-
-type seatEntry struct {
-	learner workshop.Learner
-	until   time.Time
-}
-
-// seatCache remembers tokens verified against the store.
-type seatCache struct {
-	mu    sync.Mutex
-	seats map[workshop.Token]seatEntry
-}
-
-// seat is the learner a request comes from (the room cookie, or ws= in an
-// embed's URL), verified against the store; ok false when the request has
-// no seat, a wrong one, or workshop mode is off. It never fails the
-// request: a seat only adds to what the request gets.
-func (s *Pages) seat(r *http.Request) (workshop.Learner, bool) {
+// SeatCache is the cache of verified seats that the server's limiter and
+// this package share, or nil when workshop mode is off.
+func (s *Pages) SeatCache() *admit.SeatCache {
 	if s.Workshop == nil {
-		return workshop.Learner{}, false
+		return nil
 	}
+	return admit.NewSeatCache(s.seatToken, s.lookupSeat)
+}
+
+// seatToken is the learner token a request carries (the room cookie, or
+// ws= in an embed's URL), or "".
+func (s *Pages) seatToken(r *http.Request) string {
 	if _, err := r.Cookie(LearnerCookie); err != nil && !r.URL.Query().Has(learnerTokenParam) {
-		return workshop.Learner{}, false
+		return ""
 	}
 	tok, _, err := learnerTokenFrom(r)
 	if err != nil {
+		return ""
+	}
+	return string(tok)
+}
+
+// lookupSeat checks a token against the store: its learner's id, ok false
+// for no seat (or while the store is away: asked again next time, the
+// request meanwhile charged to its address).
+func (s *Pages) lookupSeat(ctx context.Context, token string) (string, bool) {
+	_, l, err := s.Workshop.svc.Resume(ctx, workshop.Token(token))
+	if err != nil {
+		return "", false
+	}
+	return strconv.FormatInt(l.ID, 10), true
+}
+
+// seat is the learner a request comes from, verified: the cache says
+// whether it is a seat (no store read for a request without one), and the
+// store gives the learner. It never fails the request.
+func (s *Pages) seat(r *http.Request) (workshop.Learner, bool) {
+	if s.Workshop == nil || s.Limiter == nil || s.Limiter.Seats == nil || s.Limiter.Seats.SeatOf(r) == "" {
 		return workshop.Learner{}, false
 	}
-	ws := s.Workshop
-	now := time.Now()
-	ws.seats.mu.Lock()
-	e, ok := ws.seats.seats[tok]
-	ws.seats.mu.Unlock()
-	if ok && now.Before(e.until) {
-		return e.learner, e.learner.ID != 0 // 0: a token known to be no seat
-	}
-	_, l, err := ws.svc.Resume(r.Context(), tok)
-	if err != nil && !errors.Is(err, workshop.ErrNotFound) {
-		return workshop.Learner{}, false // the store is away: ask again next time
-	}
+	_, l, err := s.Workshop.svc.Resume(r.Context(), workshop.Token(s.seatToken(r)))
 	if err != nil {
-		l = workshop.Learner{}
+		return workshop.Learner{}, false
 	}
-	ws.seats.mu.Lock()
-	if ws.seats.seats == nil || len(ws.seats.seats) >= maxSeatCache {
-		ws.seats.seats = make(map[workshop.Token]seatEntry)
-	}
-	ws.seats.seats[tok] = seatEntry{learner: l, until: now.Add(seatTTL)}
-	ws.seats.mu.Unlock()
-	return l, l.ID != 0
+	return l, true
 }
 
-// forgetSeat drops a learner's remembered seat (removed from the room).
-func (ws *State) forgetSeat(learnerID int64) {
-	ws.seats.mu.Lock()
-	defer ws.seats.mu.Unlock()
-	for tok, e := range ws.seats.seats {
-		if e.learner.ID == learnerID {
-			delete(ws.seats.seats, tok)
-		}
+// forgetSeat drops a removed learner's remembered seat: their cookie gets
+// no share of its own from the next request on.
+func (s *Pages) forgetSeat(learnerID int64) {
+	if s.Limiter != nil && s.Limiter.Seats != nil {
+		s.Limiter.Seats.Forget(strconv.FormatInt(learnerID, 10))
 	}
 }
 
-// withSeat is r carrying its verified seat for the fair share
-// (admit.WithSeat), or r itself without one.
-func (s *Pages) WithSeat(r *http.Request) *http.Request {
-	l, ok := s.seat(r)
-	if !ok {
-		return r
-	}
-	return r.WithContext(admit.WithSeat(r.Context(), strconv.FormatInt(l.ID, 10)))
-}
-
-// recordCheck records a check the server ran, for a request from a seat.
+// RecordCheck records a check the server ran, for a request from a seat.
 // The learner's check succeeded whatever happens here: an exercise outside
 // the room, a room that ended or a learner removed record nothing, and
 // anything else is logged.

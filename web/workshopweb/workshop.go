@@ -49,7 +49,8 @@ type State struct {
 	joins  *admit.RateLimiter
 	secure bool
 	gate   *workshop.InstructorGate
-	seats  seatCache // verified seats (workshop_record.go)
+	// streams counts the live streams open, by seat, room and address (limits.go).
+	streams streamCaps
 }
 
 func NewState(cfg *Config, publicURL string) (*State, error) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"idemlab/web/site"
 	"net/http"
-	"strconv"
 	"time"
 
 	"idemlab/workshop"
@@ -34,8 +33,8 @@ func (s *Pages) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	client := s.Limiter.ClientOf(r)
 	if ok, retry := ws.joins.Take(client, 0); !ok { // a token left, none taken: only wrong codes cost
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		return wsError(http.StatusTooManyRequests, "code", "Too many wrong codes from this address; wait a minute and try again.")
+		return &site.Error{Status: http.StatusTooManyRequests, Field: "code", RetryAfter: retry,
+			Message: "Too many wrong codes from this address; wait a minute and try again."}
 	}
 	if err := parseForm(w, r); err != nil {
 		return err
@@ -49,7 +48,8 @@ func (s *Pages) serveJoin(w http.ResponseWriter, r *http.Request) error {
 		ws.joins.Charge(client, 1)
 		return workshopErr(err)
 	}
-	_, l, err := ws.svc.JoinFrom(r.Context(), s.Limiter.AddressOf(r), code, key, r.PostFormValue("name"))
+	address := s.Limiter.AddressOf(r)
+	_, l, err := ws.svc.JoinFrom(r.Context(), address, code, key, r.PostFormValue("name"))
 	if errors.Is(err, workshop.ErrNotFound) {
 		ws.joins.Charge(client, 1)
 		return wsError(http.StatusNotFound, "code", "No room has the code "+string(code)+". Check it with your instructor.")
@@ -57,6 +57,9 @@ func (s *Pages) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return workshopErr(err)
 	}
+	// The address's fair share counts its seats from the join on, before
+	// each one's first click.
+	s.Limiter.SeatsJoined(address, ws.svc.SeatsJoinedFrom(address))
 	s.setCookie(w, ws, LearnerCookie, string(l.Token), learnerCookieAge)
 	s.redirect(w, r, "/room")
 	return nil

@@ -108,14 +108,26 @@ func follow(ctx context.Context, svc *workshop.Service, roomID, after int64, pus
 
 // serveClassStream is the class view's live feed: a "row" event with a
 // learner's re-rendered row whenever their progress changes, and a
-// "summary" event with the room's chart. A fresh connection gets every
-// row; one that resumes (Last-Event-ID) gets the rows changed since.
+// "summary" event with the room's chart and counts. It follows one page of
+// the view (?page=, as the page it feeds; classPageRows rows): only the
+// rows on that page are sent, a row that moves off it gets a "remove"
+// event, and one that moves onto it its row. A fresh connection gets the
+// page's rows; one that resumes (Last-Event-ID) gets those changed since.
 func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 	ws, room, err := s.roomFromPath(r)
 	if err != nil {
 		return err
 	}
 	after, resumed, err := ResumeFrom(r)
+	if err != nil {
+		return err
+	}
+	release, err := ws.streams.take("instructor of room "+strconv.FormatInt(room.ID, 10), room.ID, s.Limiter.AddressOf(r)) // limits.go
+	if err != nil {
+		return err
+	}
+	defer release()
+	offset, err := pageOffset(r)
 	if err != nil {
 		return err
 	}
@@ -134,6 +146,19 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 	order := make(map[int64]int)
 	sentRank := make(map[int64]int)
 	sentOnline := make(map[int64]bool)
+	// onPage are the rows the page shows now, as far as this stream told it.
+	pageIDs := func(now time.Time) map[int64]bool {
+		rows := class.Rows(now)
+		ids := make(map[int64]bool, classPageRows)
+		for _, p := range rows[min(offset, len(rows)):min(offset+classPageRows, len(rows))] {
+			ids[p.Learner.ID] = true
+		}
+		return ids
+	}
+	onPage := make(map[int64]bool)
+	if resumed { // the page has its rows already
+		onPage = pageIDs(time.Now())
+	}
 	sendRows := func(ids map[int64]bool, lastID int64) error {
 		now := time.Now()
 		if joined := class.Joined(); len(joined) > len(order) { // only joins add learners
@@ -141,12 +166,26 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 				order[p.Learner.ID] = len(order)
 			}
 		}
+		cur := pageIDs(now)
+		for id := range onPage {
+			if !cur[id] { // moved to another page
+				if err := stream.send(0, "remove", []byte(strconv.FormatInt(id, 10))); err != nil {
+					return err
+				}
+			}
+		}
+		for id := range cur {
+			if !onPage[id] { // moved onto this page
+				ids[id] = true
+			}
+		}
+		onPage = cur
 		for id := range ids {
 			p := class.Learner(id)
-			if p == nil {
+			if p == nil || !cur[id] {
 				continue
 			}
-			p.Online = ws.svc.Online(p, now)
+			p.Online, p.Contact = ws.svc.Presence(p, now)
 			row := learnerRowView(class, p, order[id], now, title)
 			sentRank[id], sentOnline[id] = row.rank, p.Online
 			var buf bytes.Buffer
@@ -197,6 +236,7 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 				}
 				if e.Kind == workshop.KindRemoved { // the row leaves the view
 					delete(changed, e.LearnerID)
+					delete(onPage, e.LearnerID)
 					if err := stream.send(0, "remove", []byte(strconv.FormatInt(e.LearnerID, 10))); err != nil {
 						return nil
 					}
@@ -211,7 +251,7 @@ func (s *Pages) serveClassStream(w http.ResponseWriter, r *http.Request) error {
 			now := time.Now()
 			for _, p := range class.Rows(now) {
 				if rank := learnerRowView(class, p, 0, now, title).rank; rank != sentRank[p.Learner.ID] || ws.svc.Online(p, now) != sentOnline[p.Learner.ID] {
-					changed[p.Learner.ID] = true
+					changed[p.Learner.ID] = true // sendRows sends those on the page
 				}
 			}
 			if len(changed) > 0 {
@@ -271,6 +311,11 @@ func (s *Pages) serveLearnerStream(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	release, err := ws.streams.take("learner "+strconv.FormatInt(l.ID, 10), room.ID, s.Limiter.AddressOf(r)) // limits.go
+	if err != nil {
+		return err
+	}
+	defer release()
 	defer ws.svc.Connect(l.ID)() // the learner is online while a page of theirs is open
 	after, ok, err := ResumeFrom(r)
 	if err != nil {

@@ -1,10 +1,9 @@
-package web
+package playview
 
 import (
 	"bytes"
 	"context"
 	"html"
-	"idemlab/web/playview"
 	"testing"
 
 	"github.com/a-h/templ"
@@ -12,7 +11,7 @@ import (
 
 func TestMarkup_EscapesAsTempl(t *testing.T) {
 	for _, s := range []string{"", "plain", `<script>"x"</script>`, "a & b", "it's", "⚑ ünïcode", "&amp;", `<`, `a<b>c&d'e"f`, `""`, "x>"} {
-		m := &playview.Markup{}
+		m := &Markup{}
 		m.Attr("aria-label", s)
 		m.Text(s)
 		want := ` aria-label="` + templ.EscapeString(s) + `"` + templ.EscapeString(s)
@@ -23,7 +22,7 @@ func TestMarkup_EscapesAsTempl(t *testing.T) {
 }
 
 func TestMarkup_ComponentWritesNumbersAndFlags(t *testing.T) {
-	c := playview.MarkupComponent(func(m *playview.Markup) {
+	c := markupComponent(func(m *Markup) {
 		m.Raw("<g")
 		m.IntAttr("y", -12)
 		m.Flag("data-on", true)
@@ -46,7 +45,7 @@ func FuzzMarkup_EscapesAsHTML(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(playview.AppendEscaped([]byte("x"), s)), "x"+html.EscapeString(s); got != want {
+		if got, want := string(appendEscaped([]byte("x"), s)), "x"+html.EscapeString(s); got != want {
 			t.Errorf("%q: got %q, want %q", s, got, want)
 		}
 	})

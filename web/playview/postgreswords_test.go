@@ -1,7 +1,6 @@
-package web
+package playview
 
 import (
-	"idemlab/web/playview"
 	"testing"
 )
 
@@ -12,7 +11,7 @@ func TestPostgresFailure_NamesPostgreSQLsCondition(t *testing.T) {
 		{"XX000", "fails with XX000"},
 		{"", ""}, // SQLite's errors have no SQLSTATE
 	} {
-		if got := playview.PostgresFailure(c.code); got != c.want {
+		if got := postgresFailure(c.code); got != c.want {
 			t.Errorf("postgresFailure(%q) = %q, want %q", c.code, got, c.want)
 		}
 	}
