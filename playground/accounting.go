@@ -28,6 +28,10 @@ type effectLedger struct {
 	shipments map[int64]shipmentEffect // shipments rowid → who inserted it
 	prices    map[string][]priceWrite  // SKU → the commits that changed its price
 	outside   *outsideWorld            // charges and emails (provider.go)
+	// peak is, per message, the most times its effect has been in the
+	// ledger (verdict.go's committed): what the trace counts as its
+	// applications. Not part of the state key: it decides no future.
+	peak map[string]int
 }
 
 type accountEffects struct {
@@ -68,7 +72,7 @@ func newEffectLedger(sc *Scenario) *effectLedger {
 }
 
 func (e *effectLedger) clone() *effectLedger {
-	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: maps.Clone(e.shipments), outside: e.outside.clone()}
+	out := &effectLedger{accounts: map[string]*accountEffects{}, shipments: maps.Clone(e.shipments), outside: e.outside.clone(), peak: maps.Clone(e.peak)}
 	if e.prices != nil {
 		out.prices = make(map[string][]priceWrite, len(e.prices))
 		for sku, ws := range e.prices {

@@ -158,6 +158,14 @@ func joinAnd(items []string) string {
 // cleanSQLError drops the driver's prefix and result code from an error:
 // "constraint failed: UNIQUE constraint failed: t.c (1555)" → "UNIQUE constraint failed: t.c".
 func cleanSQLError(msg string) string {
+	// SQLite's busy codes are the point of such an error: named, as the
+	// step's note names them, not dropped.
+	switch msg {
+	case "database is locked (5) (SQLITE_BUSY)":
+		return "database is locked: SQLITE_BUSY"
+	case "database is locked (517)":
+		return "database is locked: SQLITE_BUSY_SNAPSHOT"
+	}
 	if i := strings.LastIndex(msg, " ("); i > 0 && strings.HasSuffix(msg, ")") {
 		if _, err := strconv.Atoi(msg[i+2 : len(msg)-1]); err == nil {
 			msg = msg[:i]

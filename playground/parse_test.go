@@ -243,6 +243,9 @@ func FuzzParseHandler(f *testing.F) {
 	}
 	f.Add("SELECT 1 FROM processed_messages WHERE message_id = :message_id;\n@stop-if-found\n")
 	f.Add(catchThenUpdate)
+	f.Add("@retry-on busy\n" + lookupInTx)
+	f.Add("@retry-on conflict, serialization_failure\n" + lookupInTx)
+	f.Add("@retry-on busy busy\n" + lookupInTx)
 	f.Fuzz(func(t *testing.T, src string) {
 		h, err := ParseHandler("fuzz", src)
 		if err != nil {

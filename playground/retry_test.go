@@ -351,3 +351,17 @@ func mustParse(t *testing.T, src string) *Handler {
 	}
 	return h
 }
+
+// TestRetry_CounterexamplesNameTheBusyCode: a checker's story names the
+// busy code a handler failed on, SQLITE_BUSY or SQLITE_BUSY_SNAPSHOT.
+func TestRetry_CounterexamplesNameTheBusyCode(t *testing.T) {
+	for in, want := range map[string]string{
+		"database is locked (5) (SQLITE_BUSY)":                    "database is locked: SQLITE_BUSY",
+		"database is locked (517)":                                "database is locked: SQLITE_BUSY_SNAPSHOT",
+		"constraint failed: UNIQUE constraint failed: t.c (1555)": "UNIQUE constraint failed: t.c",
+	} {
+		if got := cleanSQLError(in); got != want {
+			t.Errorf("%q → %q, want %q", in, got, want)
+		}
+	}
+}

@@ -10,8 +10,10 @@ import (
 // committed is told about every commit: it marks changed rows for the
 // frame and keeps the per-message account of effects. A commit that
 // changed a business figure applied its message's effect (again) only if
-// the account of that message's effect grew: an absolute balance written
-// again, stale or not, changes the figure without applying anything twice.
+// it put the effect in the ledger more times than it has ever been: an
+// absolute balance written again, stale or not, or one that puts back a
+// credit a stale write took out, changes the figure without applying
+// anything twice.
 func (s *sim) committed(changes []rowChange) {
 	msg := ""
 	for _, ch := range changes {
@@ -22,7 +24,8 @@ func (s *sim) committed(changes []rowChange) {
 	}
 	before := s.fx.applications(s.sc, msg)
 	defer func() {
-		if after := s.fx.applications(s.sc, msg); s.effectPending && (after < 0 || before < 0 || after > before) {
+		after := s.fx.applications(s.sc, msg)
+		if s.effectPending && (after < 0 || before < 0 || s.fx.newPeak(msg, after)) {
 			s.effectApplied = true
 		}
 	}()
@@ -418,6 +421,19 @@ func (e *effectLedger) applications(sc *Scenario, id string) int {
 		return len(e.shipmentsOf(m.OrderID))
 	}
 	return -1
+}
+
+// newPeak records n applications of the message's effect and reports
+// whether the ledger never held it that many times before.
+func (e *effectLedger) newPeak(id string, n int) bool {
+	if n <= e.peak[id] {
+		return false
+	}
+	if e.peak == nil {
+		e.peak = map[string]int{}
+	}
+	e.peak[id] = n
+	return true
 }
 
 // Effect is the account of one business effect up to a cursor: the

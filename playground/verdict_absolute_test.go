@@ -80,3 +80,25 @@ func TestVerdict_AbsoluteRewriteIsNotAppliedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdict_ReplayedAbsoluteValuesAreAppliedOnce: a topic replayed from
+// offset 0 through set-value writes each absolute balance again; a stale
+// one takes the newer credits out and the next puts them back, but no
+// credit is ever in the balance twice, so each message has one
+// application. increment applies each twice.
+func TestVerdict_ReplayedAbsoluteValuesAreAppliedOnce(t *testing.T) {
+	tr, err := Run(context.Background(), Request{Scenario: "topic-replay", Handlers: []string{"set-value", "increment"},
+		Script: "deliver msg-1; deliver msg-2; deliver msg-3; replay"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := LookupScenario("topic-replay")
+	for i, want := range []int{1, 2} {
+		h := tr.Handlers[i]
+		for _, e := range h.Effects(sc, len(h.Frames)) {
+			if len(e.Steps) != want {
+				t.Errorf("%s: %s applied at steps %v, want %d applications", h.Name, e.Key, e.Steps, want)
+			}
+		}
+	}
+}
