@@ -504,8 +504,8 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 }
 
 // pgMore is control panel i (playurl.MoreNames, more.go): open with its
-// contents, or closed with a link to this state with it open, which
-// playground.js replaces by fetching the panel when it opens.
+// contents (and, for playground.js, the state with it closed), or closed
+// with a link to this state with it open.
 func pgMore(pv *View, i int) templ.Component {
 	return markupRender(func(ctx context.Context, m *Markup) error { return drawMore(ctx, m, pv, i) })
 }
@@ -516,6 +516,9 @@ func drawMore(ctx context.Context, m *Markup, pv *View, i int) error {
 	m.Attr("data-more", p.Name)
 	m.Raw(` data-testid="pg-more"`)
 	m.Flag("open", p.Open)
+	if p.Open {
+		m.Attr("data-more-close", p.Href)
+	}
 	m.Raw(`><summary class="pg-panel-title">`)
 	m.Text(p.Label)
 	m.Raw(`</summary> `)
