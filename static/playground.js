@@ -150,7 +150,9 @@
     }
   }
 
-  function pgSwap(fig, url, push, focus) {
+  // pgFragmentURL is the address of a state's fragment (the link's state,
+  // with fragment=1: the playground alone).
+  function pgFragmentURL(fig, url) {
     var fetchURL = new URL(url.href);
     if (fig.id !== "playground" && !fetchURL.searchParams.has("pg")) {
       // A lesson URL without ?pg= shows every block at its start.
@@ -158,6 +160,34 @@
     }
     fetchURL.searchParams.set("fragment", "1");
     fetchURL.hash = "";
+    return fetchURL;
+  }
+
+  // One frame per click: the fragment is asked for at pointerdown, a press
+  // (tens of milliseconds) before the click, and the click takes that
+  // answer. A press that never becomes a click costs one run, which the
+  // server's run cache answers again for free.
+  var pgEarly = null; // {href, at, answer}
+
+  function pgPrefetch(fig, url) {
+    var href = pgFragmentURL(fig, url).href;
+    pgEarly = { href: href, at: Date.now(), answer: fetch(href, { credentials: "same-origin", headers: { Accept: "text/html" } }) };
+    pgEarly.answer.catch(function () {}); // the click asks again
+  }
+
+  function pgFetch(href) {
+    var early = pgEarly;
+    pgEarly = null;
+    if (early && early.href === href && Date.now() - early.at < 5000) {
+      return early.answer.catch(function () {
+        return fetch(href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      });
+    }
+    return fetch(href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+  }
+
+  function pgSwap(fig, url, push, focus) {
+    var fetchURL = pgFragmentURL(fig, url);
     // The control panels (details[data-more]) are part of the state: every
     // link carries them (playurl), and a toggle swaps the state in.
     fig.setAttribute("aria-busy", "true");
@@ -172,7 +202,7 @@
     // Focus inside the old figure is lost when it is replaced: keep it in
     // the playground (the same control, else the figure itself).
     var hadFocus = fig.contains(document.activeElement);
-    return fetch(fetchURL.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+    return pgFetch(fetchURL.href)
       .then(function (resp) {
         // 400 is the playground with the learner's mistake shown in place;
         // 422, the run stopped at its budget, the playground saying so:
@@ -634,6 +664,31 @@
     });
     pgLoading = false;
     pgRestore(figures);
+
+    // The link a click will follow, if it swaps a playground state in:
+    // its figure and URL, else null.
+    function pgSwapTarget(event) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return null;
+      }
+      var el = event.target.closest ? event.target.closest("a[href]") : null;
+      var fig = el && el.closest("[data-pg]");
+      if (!fig || el.hasAttribute("data-embed") || el.hasAttribute("data-no-swap") || el.hasAttribute("data-permalink")) {
+        return null;
+      }
+      var url = new URL(el.href, window.location.href);
+      if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) {
+        return null;
+      }
+      return { fig: fig, url: url };
+    }
+
+    document.addEventListener("pointerdown", function (event) {
+      var target = event.isPrimary ? pgSwapTarget(event) : null;
+      if (target && target.fig.getAttribute("aria-busy") !== "true") {
+        pgPrefetch(target.fig, target.url);
+      }
+    });
 
     document.addEventListener("click", function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
