@@ -429,6 +429,15 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 		}
 		m.Raw(`</p>`)
 	}
+	partition := len(pv.controls.Partition) > 0
+	if partition {
+		// A partition is read by its owner's polls: no per-record Deliver.
+		m.Raw(`<p class="pg-actions" role="group" aria-label="The partition" data-testid="pg-partition-controls">`)
+		for i := range pv.controls.Partition {
+			drawLink(m, &pv.controls.Partition[i], "primary")
+		}
+		m.Raw(`</p>`)
+	}
 	m.Raw(`<ul class="pg-messages">`)
 	for i := range pv.messages {
 		msg := &pv.messages[i]
@@ -440,7 +449,12 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 		m.Text(msg.What)
 		m.Raw(`</span> <span class="pg-status" data-testid="pg-message-status">`)
 		m.Text(msg.Status)
-		m.Raw(`</span></p><p class="pg-actions">`)
+		m.Raw(`</span></p>`)
+		if partition {
+			m.Raw(`</li>`)
+			continue
+		}
+		m.Raw(`<p class="pg-actions">`)
 		drawLink(m, &msg.Control.Deliver, "primary")
 		drawLink(m, &msg.Control.Redeliver, "btn")
 		drawLink(m, &msg.Control.Publish, "btn")
