@@ -394,9 +394,9 @@ func drawToggle(m *Markup, t *panelToggle) {
 func drawStepList(m *Markup, pv *View) {
 	m.Raw(`<section class="pg-steps" id="`)
 	m.Text(pv.id)
-	m.Raw(`-steps" aria-labelledby="`)
-	m.Text(pv.id)
-	m.Raw(`-steps-title" data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title" id="`)
+	m.Raw(`-steps"`)
+	m.Attr("aria-label", pv.regionLabel("Step by step"))
+	m.Raw(` data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title" id="`)
 	m.Text(pv.id)
 	m.Raw(`-steps-title">Step by step: every statement</h3>`)
 	drawToggle(m, &pv.sqlToggle)
