@@ -150,7 +150,9 @@
     }
   }
 
-  function pgSwap(fig, url, push, focus) {
+  // pgFragmentURL is the address of a state's fragment (the link's state,
+  // with fragment=1: the playground alone).
+  function pgFragmentURL(fig, url) {
     var fetchURL = new URL(url.href);
     if (fig.id !== "playground" && !fetchURL.searchParams.has("pg")) {
       // A lesson URL without ?pg= shows every block at its start.
@@ -158,24 +160,41 @@
     }
     fetchURL.searchParams.set("fragment", "1");
     fetchURL.hash = "";
-    // The control panels the learner has open are drawn open (open=…);
-    // the others come only when opened (pgLoadPanel).
-    var open = [];
-    fig.querySelectorAll("details[data-more]").forEach(function (d) {
-      if (d.open) {
-        open.push(d.getAttribute("data-more"));
-      }
-    });
-    if (open.length > 0) {
-      fetchURL.searchParams.set("open", open.join(","));
-    } else {
-      fetchURL.searchParams.delete("open");
+    return fetchURL;
+  }
+
+  // One frame per click: the fragment is asked for at pointerdown, a press
+  // (tens of milliseconds) before the click, and the click takes that
+  // answer. A press that never becomes a click costs one run, which the
+  // server's run cache answers again for free.
+  var pgEarly = null; // {href, at, answer}
+
+  function pgPrefetch(fig, url) {
+    var href = pgFragmentURL(fig, url).href;
+    pgEarly = { href: href, at: Date.now(), answer: fetch(href, { credentials: "same-origin", headers: { Accept: "text/html" } }) };
+    pgEarly.answer.catch(function () {}); // the click asks again
+  }
+
+  function pgFetch(href) {
+    var early = pgEarly;
+    pgEarly = null;
+    if (early && early.href === href && Date.now() - early.at < 5000) {
+      return early.answer.catch(function () {
+        return fetch(href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      });
     }
+    return fetch(href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+  }
+
+  function pgSwap(fig, url, push, focus) {
+    var fetchURL = pgFragmentURL(fig, url);
+    // The control panels (details[data-more]) are part of the state: every
+    // link carries them (playurl), and a toggle swaps the state in.
     fig.setAttribute("aria-busy", "true");
     var top = fig.getBoundingClientRect().top;
     var events = fig.querySelector(".pg-events");
     var eventsLeft = events ? events.scrollLeft : 0;
-    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel"), function (d) {
+    var panels = Array.prototype.map.call(fig.querySelectorAll("details.pg-panel:not([data-more])"), function (d) {
       return d.open;
     });
     var before = fig.querySelector("[data-announce]");
@@ -183,7 +202,7 @@
     // Focus inside the old figure is lost when it is replaced: keep it in
     // the playground (the same control, else the figure itself).
     var hadFocus = fig.contains(document.activeElement);
-    return fetch(fetchURL.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+    return pgFetch(fetchURL.href)
       .then(function (resp) {
         // 400 is the playground with the learner's mistake shown in place;
         // 422, the run stopped at its budget, the playground saying so:
@@ -214,7 +233,7 @@
         if (!next || !next.hasAttribute("data-pg")) {
           throw new Error("not a playground");
         }
-        next.querySelectorAll("details.pg-panel").forEach(function (d, i) {
+        next.querySelectorAll("details.pg-panel:not([data-more])").forEach(function (d, i) {
           if (i < panels.length) {
             d.open = panels[i];
           }
@@ -296,56 +315,7 @@
     }, seconds * 1000 + 4000);
   }
 
-  // A closed control panel holds only a link to this state with it open;
-  // opened, it asks the state's URL with panel=NAME for that panel alone
-  // and puts its contents after the summary (which keeps the focus). If
-  // that fails, the link is followed.
-  function pgLoadPanel(fig, details) {
-    var name = details.getAttribute("data-more");
-    var link = details.querySelector("[data-more-open]");
-    var url = new URL(fig.getAttribute("data-url"), window.location.href);
-    if (fig.id !== "playground" && !url.searchParams.has("pg")) {
-      url = new URL(fig.getAttribute("data-home"), window.location.href);
-    }
-    url.searchParams.set("panel", name);
-    url.hash = "";
-    details.setAttribute("aria-busy", "true");
-    fetch(url.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
-      .then(function (resp) {
-        if (!resp.ok) {
-          throw new Error("status " + resp.status);
-        }
-        return resp.text();
-      })
-      .then(function (html) {
-        var tpl = document.createElement("template");
-        tpl.innerHTML = html.trim();
-        var next = tpl.content.firstElementChild;
-        if (!next || next.getAttribute("data-more") !== name) {
-          throw new Error("not the panel");
-        }
-        details.removeAttribute("aria-busy");
-        if (!details.isConnected || !details.querySelector("[data-more-open]")) {
-          return; // swapped or filled meanwhile
-        }
-        Array.prototype.slice.call(details.childNodes).forEach(function (n) {
-          if (n.nodeName !== "SUMMARY") {
-            details.removeChild(n);
-          }
-        });
-        Array.prototype.slice.call(next.childNodes).forEach(function (n) {
-          if (n.nodeName !== "SUMMARY") {
-            details.appendChild(n);
-          }
-        });
-        enhancePlayground(fig, false);
-      })
-      .catch(function () {
-        if (link && details.isConnected) {
-          window.location.assign(link.href);
-        }
-      });
-  }
+
 
   // The Embed button links to the oEmbed answer for this state; with
   // JavaScript it copies that answer's snippet (iframe and resize script).
@@ -695,6 +665,31 @@
     pgLoading = false;
     pgRestore(figures);
 
+    // The link a click will follow, if it swaps a playground state in:
+    // its figure and URL, else null.
+    function pgSwapTarget(event) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return null;
+      }
+      var el = event.target.closest ? event.target.closest("a[href]") : null;
+      var fig = el && el.closest("[data-pg]");
+      if (!fig || el.hasAttribute("data-embed") || el.hasAttribute("data-no-swap") || el.hasAttribute("data-permalink")) {
+        return null;
+      }
+      var url = new URL(el.href, window.location.href);
+      if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) {
+        return null;
+      }
+      return { fig: fig, url: url };
+    }
+
+    document.addEventListener("pointerdown", function (event) {
+      var target = event.isPrimary ? pgSwapTarget(event) : null;
+      if (target && target.fig.getAttribute("aria-busy") !== "true") {
+        pgPrefetch(target.fig, target.url);
+      }
+    });
+
     document.addEventListener("click", function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
         return;
@@ -751,14 +746,20 @@
     document.addEventListener(
       "toggle",
       function (event) {
+        // A control panel opened or closed: the state with it so, from the
+        // panel's own link (playurl's), in place of this history entry.
         var details = event.target;
-        if (!details.matches || !details.matches("details[data-more]") || !details.open || !details.querySelector("[data-more-open]")) {
+        if (!details.matches || !details.matches("details[data-more]")) {
           return;
         }
+        var link = details.open ? details.querySelector("[data-more-open]") : null;
+        var href = link ? link.getAttribute("href") : !details.open ? details.getAttribute("data-more-close") : null;
         var fig = details.closest("[data-pg]");
-        if (fig) {
-          pgLoadPanel(fig, details);
+        if (!href || !fig || fig.getAttribute("aria-busy") === "true") {
+          return;
         }
+        var summary = details.querySelector("summary");
+        pgSwap(fig, new URL(href, window.location.href), "replace", { key: pgFocusKey(summary), testid: "" });
       },
       true
     );

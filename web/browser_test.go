@@ -170,7 +170,7 @@ func lostAckSteps(t *testing.T, ctx context.Context) {
 	if got := ledgerFigure(t, ctx, pg, "dedupe-tx"); got != "150" {
 		t.Errorf("after the redelivery dedupe-tx shows %s, want the single credit 150", got)
 	}
-	if got := verdictText(t, ctx, pg, "increment"); !strings.Contains(got, "Duplicate effect") || !strings.Contains(got, "credited twice: msg-1 applied at steps") {
+	if got := verdictText(t, ctx, pg, "increment"); !strings.Contains(got, "Duplicate effect") || !strings.Contains(got, "credited twice: msg-1 applied at events 1 and 2") {
 		t.Errorf("increment's verdict reads %q", got)
 	}
 	if got := verdictText(t, ctx, pg, "dedupe-tx"); !strings.Contains(got, "Correct") {

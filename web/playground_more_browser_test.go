@@ -47,8 +47,10 @@ func TestBrowser_ControlPanelOpensWhenAsked(t *testing.T) {
 				if got := eval[string](t, ctx, `document.activeElement.textContent`); got != "Workers, leases and interleaving" {
 					t.Errorf("the focus moved to %q; want it on the panel's summary", got)
 				}
-				if got := eval[string](t, ctx, `location.search`); strings.Contains(got, "open=") {
-					t.Errorf("opening a panel changed the URL to %q", got)
+				// The state with the panel open, from the panel's own link
+				// (playurl's): in place of the history entry, not a new one.
+				if err := poll(ctx, `location.search.includes("open=workers") && history.length === `+itoa(eval[int](t, ctx, `history.length`))); err != nil {
+					t.Errorf("after opening the panel the URL is %q: %v", eval[string](t, ctx, `location.search`), err)
 				}
 			}
 			redeliver := `#playground [data-message="msg-1"] [data-testid="pg-redeliver"]`
@@ -67,6 +69,20 @@ func TestBrowser_ControlPanelOpensWhenAsked(t *testing.T) {
 			}
 			if got := eval[string](t, ctx, `location.search`); !strings.Contains(got, "open=workers") {
 				t.Errorf("the state shown is at %q; want open=workers in it", got)
+			}
+			if tc.javaScript {
+				// A reload keeps it open; closing it is part of the state too.
+				run(t, ctx, chromedp.Reload())
+				waitFor(t, ctx, step)
+				run(t, ctx, chromedp.Focus(chromedp.CSS(workers+` > summary`)), chromedp.KeyEvent(kb.Enter))
+				if err := poll(ctx, `!location.search.includes("open=") && !document.querySelector('`+step+`')`); err != nil {
+					t.Errorf("after closing the panel the URL is %q: %v", eval[string](t, ctx, `location.search`), err)
+				}
+				run(t, ctx, chromedp.Focus(chromedp.CSS(`#playground [data-message="msg-2"] [data-testid="pg-deliver"]`)), chromedp.KeyEvent(kb.Enter))
+				waitScript(t, ctx, "playground", "deliver msg-1 lose-ack; redeliver msg-1; deliver msg-2")
+				if eval[bool](t, ctx, `document.querySelector('`+workers+`').open`) {
+					t.Error("a panel closed came back open after a click")
+				}
 			}
 			if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
 				t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))

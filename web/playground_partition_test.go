@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// A partition scenario offers Poll and Rebalance, each a link that adds its
-// event, or disabled with the engine's reason; its Deliver controls are
-// disabled, since a partition is read by polling.
+// A partition scenario offers Poll and Rebalance in its Messages panel, each
+// a link that adds its event, or disabled with the engine's reason; its
+// records have no Deliver controls, since a partition is read by polling.
 func TestPlaygroundControls_PartitionPollAndRebalance(t *testing.T) {
 	h := newTestServer(t, Config{}).Handler()
 	resp := do(t, h, "GET", "/playground?scenario=partition-crash&script=poll&open=broker")
@@ -25,9 +25,16 @@ func TestPlaygroundControls_PartitionPollAndRebalance(t *testing.T) {
 	if rb := doc.Find(testID("pg-rebalance")); rb.Length() != 1 || !rb.Is("a[href]") {
 		t.Fatalf("Rebalance control: %d", rb.Length())
 	}
-	deliver := doc.Find(`[data-testid="pg-message"][data-message="rec-3"] ` + testID("pg-deliver"))
-	if deliver.Length() != 1 || deliver.Is("a") || !strings.Contains(deliver.AttrOr("data-reason", ""), "payments-0 is a partition") {
-		t.Errorf("rec-3's Deliver is not disabled with the partition's reason: %q", deliver.AttrOr("data-reason", ""))
+	// Poll and Rebalance are where a queue's Deliver controls are, with no
+	// panel to open; the records list no controls that cannot apply.
+	if n := doc.Find(testID("pg-partition-controls") + " " + testID("pg-poll")).Length(); n != 1 {
+		t.Errorf("Poll is not among the Messages panel's controls (%d)", n)
+	}
+	if n := doc.Find(testID("pg-message") + " " + testID("pg-deliver") + ", " + testID("pg-message") + " " + testID("pg-publish")).Length(); n != 0 {
+		t.Errorf("the partition's records offer %d Deliver or Publish controls, none of which applies", n)
+	}
+	if n := document(t, do(t, newCourseServer(t, Config{}).Handler(), "GET", "/lessons/offsets-and-exactly-once")).Find("#pg-1 " + testID("pg-poll")).Length(); n != 1 {
+		t.Errorf("lesson 17's first playground offers %d Poll controls without opening a panel, want 1", n)
 	}
 
 	// Following Poll plays the next batch.

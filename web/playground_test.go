@@ -98,7 +98,7 @@ func TestLivePlayground_ShowsTwoLedgersDiverging(t *testing.T) {
 	fig.Find(testID("pg-verdict")).Each(func(_ int, s *goquery.Selection) {
 		verdicts[s.AttrOr("data-handler", "")] = strings.Join(strings.Fields(s.Text()), " ")
 	})
-	if got := verdicts["increment"]; !strings.Contains(got, "Duplicate effect") || !strings.Contains(got, "credited twice: msg-1 applied at steps 2 and 10") {
+	if got := verdicts["increment"]; !strings.Contains(got, "Duplicate effect") || !strings.Contains(got, "credited twice: msg-1 applied at events 1 and 3") {
 		t.Errorf("increment verdict = %q", got)
 	}
 	if got := verdicts["dedupe-tx"]; !strings.Contains(got, "Correct") {
@@ -586,7 +586,7 @@ func TestLivePlayground_APaymentPublishedTwiceReadsAsOnePayment(t *testing.T) {
 	text := func(h string) string {
 		return strings.Join(strings.Fields(fig.Find(testID("pg-verdict")+`[data-handler="`+h+`"] `+testID("pg-verdict-text")).Text()), " ")
 	}
-	if got := text("dedupe-tx"); !strings.Contains(got, "credited payment pay-7 twice: msg-1 and msg-2 applied it at steps") {
+	if got := text("dedupe-tx"); !strings.Contains(got, "credited payment pay-7 twice: msg-1 and msg-2 applied it at events ") {
 		t.Errorf("dedupe-tx reads %q", got)
 	}
 	if got := text("dedupe-key"); got != "every message took effect exactly once" {

@@ -10,6 +10,7 @@ import (
 
 	"idemlab/internal/browsertest"
 	"idemlab/web/playurl"
+	"idemlab/web/site"
 )
 
 // Browser tests of issue 30's layout items that the stylesheets and the
@@ -257,6 +258,50 @@ func TestScrollers_FocusableInMarkup(t *testing.T) {
 		}).map(e => e.tagName + "." + e.className)`)
 		if len(inner) > 0 {
 			t.Errorf("%s: inside %s these scroll out of the keyboard's reach: %q", p.slug, p.sel, inner)
+		}
+	}
+}
+
+// TestAxe_PagesOfTheThirdEdition: the pages issue 30's template changes
+// touch, at a laptop's width and a phone's, with no violation of any
+// impact but minor: the check's result page (the form's answer, with its
+// h1 and result heading), lesson 17's partition controls, lesson 2 after a
+// skip, lesson 6's recorded block and lesson 14's inverse exercise.
+func TestAxe_PagesOfTheThirdEdition(t *testing.T) {
+	src := axeSource(t)
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	spec := builtinExercise(t, "dedupe-credit")
+	notMinor := `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+		.filter(v => v.impact !== "minor")
+		.map(v => v.impact + " " + v.id + ": " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | ")))`
+	for _, w := range []int64{1280, 390} {
+		for _, p := range []struct{ name, path, ready string }{
+			{"lesson 17", "/lessons/offsets-and-exactly-once", `#pg-1 [data-testid="pg-poll"]`},
+			{"lesson 2, skipped", "/lessons/what-idempotent-means?pg=pg-1&guess=skip#pg-1", `#pg-1 [data-testid="pg-predict-result"]`},
+			{"lesson 6", "/lessons/check-then-insert-race", `[data-testid="pg-recorded-steps"]`},
+			{"lesson 14", "/lessons/producer-duplicates-and-business-keys", `[data-testid="inverse-handler"]`},
+			{"result page", site.ExercisePath(spec.ID), `[data-testid="exercise-editor"]`},
+		} {
+			run(t, ctx, chromedp.EmulateViewport(w, 844), chromedp.Navigate(srv.URL+p.path))
+			waitFor(t, ctx, p.ready)
+			if p.name == "result page" {
+				eval[bool](t, ctx, `document.querySelector('[data-exercise-form]').submit(), true`)
+				if err := browsertest.WaitForPath(ctx, site.ExerciseCheckPath(spec.ID)); err != nil {
+					t.Fatal(err)
+				}
+				exWait(t, ctx, "the counterexample", exResultState(spec.ID)+` === "fail"`)
+			}
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](src+";true")); err != nil {
+				t.Fatalf("loading axe: %v", err)
+			}
+			found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](notMinor, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatalf("%s at %d: running axe: %v", p.name, w, err)
+			}
+			for _, v := range found {
+				t.Errorf("%s at %d px: %s", p.name, w, v)
+			}
 		}
 	}
 }

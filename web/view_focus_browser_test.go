@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,5 +118,27 @@ func TestPlaygroundFocus_StaysOnTheControlUsed(t *testing.T) {
 	}
 	if errs := browsertest.PageErrors(ctx); len(errs) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// Lesson 17's Kafka playground is played with Poll and Rebalance, in view
+// with the records (no panel to open), and the focus stays on Poll.
+func TestPlaygroundPartition_PollInViewAndFocused(t *testing.T) {
+	ctx := browsertest.New(t)
+	srv := startCourseServer(t, Config{})
+	run(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/lessons/offsets-and-exactly-once"), chromedp.WaitVisible(chromedp.CSS(`#pg-1 [data-testid="pg-poll"]`)))
+	if n := eval[int](t, ctx, `document.querySelectorAll('#pg-1 [data-testid="pg-message"] [data-testid="pg-deliver"]').length`); n != 0 {
+		t.Errorf("lesson 17 shows %d Deliver controls that cannot apply to a partition", n)
+	}
+	script := eval[string](t, ctx, `document.getElementById("pg-1").dataset.script`)
+	run(t, ctx, chromedp.Focus(chromedp.CSS(`#pg-1 [data-testid="pg-poll"]`)), chromedp.KeyEvent(kb.Enter))
+	if err := poll(ctx, `document.getElementById("pg-1").dataset.script !== `+strconv.Quote(script)+` && document.getElementById("pg-1").getAttribute("aria-busy") !== "true"`); err != nil {
+		t.Fatalf("Poll did not add an event: %v", err)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("pg-1").dataset.script`); !strings.HasSuffix(got, "poll") {
+		t.Errorf("after Poll the script is %q", got)
+	}
+	if err := poll(ctx, `document.activeElement && document.activeElement.getAttribute("data-testid") === "pg-poll"`); err != nil {
+		t.Errorf("after Poll the focus is on %s: %v", activeDesc(t, ctx), err)
 	}
 }

@@ -482,7 +482,7 @@ func highlightHandler(src string, mark int) string {
 	}
 	var buf bytes.Buffer
 	if lexer != nil {
-		if it, err := lexer.Tokenise(nil, src+"\n"); err == nil {
+		if it, err := tokeniseHandler(lexer, src+"\n"); err == nil {
 			if err := chromahtml.New(opts...).Format(&buf, styles.Get("github"), it); err == nil {
 				return buf.String()
 			}

@@ -54,10 +54,13 @@ type controlsView struct {
 	Targets                                 []actionLink
 	Amend                                   *amendView
 	Broker                                  []actionLink
-	Handlers                                []handlerChoice
-	FormAction                              string
-	StateFields                             []playurl.Field // every field of the state
-	RetentionTicks                          int64
+	// Partition is a partition scenario's Poll and Rebalance, drawn where a
+	// queue's Deliver controls are (a partition is read by polling).
+	Partition      []actionLink
+	Handlers       []handlerChoice
+	FormAction     string
+	StateFields    []playurl.Field // every field of the state
+	RetentionTicks int64
 
 	refused map[string]string // probed event text → the engine's reason for refusing it
 }
@@ -269,6 +272,12 @@ func newControls(v *site.View, pv *View) controlsView {
 				Checked: slices.ContainsFunc(pv.trace.Handlers, func(t *playground.HandlerTrace) bool { return t.Name == h.Name })})
 		}
 	}
+	if pv.scenario.Partition != nil {
+		c.Partition = []actionLink{
+			c.offer(actionLink{Label: "Poll", Title: "The partition's owner fetches its next batch and runs its handler on each record", TestID: "pg-poll"}, partitionEvents[0], href, s),
+			c.offer(actionLink{Label: "Rebalance", Title: "The group gives the partition to the next consumer, which seeks to where the offsets say", TestID: "pg-rebalance"}, partitionEvents[1], href, s),
+		}
+	}
 	if !s.Open.Has(playurl.MoreBroker) {
 		return c
 	}
@@ -279,13 +288,6 @@ func newControls(v *site.View, pv *View) controlsView {
 		c.offer(actionLink{Label: "Replay from offset 0", Title: "The consumer rewinds: every message published so far is delivered again, in order", TestID: "pg-replay"}, playground.Event{Kind: playground.EventReplay}, href, s),
 		{Label: "Prune the dedupe table", Href: href(s.AppendEvent(playground.Event{Kind: playground.EventPrune})), Title: "Delete dedupe rows older than the retention (" + strconv.FormatInt(pv.scenario.Settings.RetentionTicks, 10) + " " + pv.tickUnit + "s)", TestID: "pg-prune"},
 		{Label: "Advance " + ticksText(pv.scenario.Settings.LeaseTicks, pv.tickUnit), Href: href(s.AppendEvent(playground.Event{Kind: playground.EventAdvance, N: max(pv.scenario.Settings.LeaseTicks, 1)})), Title: "The clock moves on by one lease", TestID: "pg-advance"},
-	}
-
-	if pv.scenario.Partition != nil {
-		c.Broker = append([]actionLink{
-			c.offer(actionLink{Label: "Poll", Title: "The partition's owner fetches its next batch and runs its handler on each record", TestID: "pg-poll"}, partitionEvents[0], href, s),
-			c.offer(actionLink{Label: "Rebalance", Title: "The group gives the partition to the next consumer, which seeks to where the offsets say", TestID: "pg-rebalance"}, partitionEvents[1], href, s),
-		}, c.Broker...)
 	}
 
 	return c

@@ -11,9 +11,9 @@ func drawDiagram(m *Markup, pv *View) {
 	d := &pv.diagram
 	m.Raw(`<section class="pg-diagram" id="`)
 	m.Text(pv.id)
-	m.Raw(`-diagram" aria-labelledby="`)
-	m.Text(pv.id)
-	m.Raw(`-dg-title" data-testid="pg-diagram-panel"><h3 class="pg-section-title" id="`)
+	m.Raw(`-diagram"`)
+	m.Attr("aria-label", pv.regionLabel("Sequence diagram"))
+	m.Raw(` data-testid="pg-diagram-panel"><h3 class="pg-section-title" id="`)
 	m.Text(pv.id)
 	m.Raw(`-dg-title">Sequence diagram</h3><div class="pg-scroll" tabindex="0" aria-label="Sequence diagram, scrollable" data-testid="pg-diagram-scroll">`)
 	// The lane names stay in view while the diagram scrolls.

@@ -394,9 +394,9 @@ func drawToggle(m *Markup, t *panelToggle) {
 func drawStepList(m *Markup, pv *View) {
 	m.Raw(`<section class="pg-steps" id="`)
 	m.Text(pv.id)
-	m.Raw(`-steps" aria-labelledby="`)
-	m.Text(pv.id)
-	m.Raw(`-steps-title" data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title" id="`)
+	m.Raw(`-steps"`)
+	m.Attr("aria-label", pv.regionLabel("Step by step"))
+	m.Raw(` data-testid="pg-steps"><div class="pg-steps-head"><h3 class="pg-section-title" id="`)
 	m.Text(pv.id)
 	m.Raw(`-steps-title">Step by step: every statement</h3>`)
 	drawToggle(m, &pv.sqlToggle)
@@ -429,6 +429,15 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 		}
 		m.Raw(`</p>`)
 	}
+	partition := len(pv.controls.Partition) > 0
+	if partition {
+		// A partition is read by its owner's polls: no per-record Deliver.
+		m.Raw(`<p class="pg-actions" role="group" aria-label="The partition" data-testid="pg-partition-controls">`)
+		for i := range pv.controls.Partition {
+			drawLink(m, &pv.controls.Partition[i], "primary")
+		}
+		m.Raw(`</p>`)
+	}
 	m.Raw(`<ul class="pg-messages">`)
 	for i := range pv.messages {
 		msg := &pv.messages[i]
@@ -440,7 +449,12 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 		m.Text(msg.What)
 		m.Raw(`</span> <span class="pg-status" data-testid="pg-message-status">`)
 		m.Text(msg.Status)
-		m.Raw(`</span></p><p class="pg-actions">`)
+		m.Raw(`</span></p>`)
+		if partition {
+			m.Raw(`</li>`)
+			continue
+		}
+		m.Raw(`<p class="pg-actions">`)
 		drawLink(m, &msg.Control.Deliver, "primary")
 		drawLink(m, &msg.Control.Redeliver, "btn")
 		drawLink(m, &msg.Control.Publish, "btn")
@@ -504,8 +518,8 @@ func drawControls(ctx context.Context, m *Markup, pv *View) error {
 }
 
 // pgMore is control panel i (playurl.MoreNames, more.go): open with its
-// contents, or closed with a link to this state with it open, which
-// playground.js replaces by fetching the panel when it opens.
+// contents (and, for playground.js, the state with it closed), or closed
+// with a link to this state with it open.
 func pgMore(pv *View, i int) templ.Component {
 	return markupRender(func(ctx context.Context, m *Markup) error { return drawMore(ctx, m, pv, i) })
 }
@@ -516,6 +530,9 @@ func drawMore(ctx context.Context, m *Markup, pv *View, i int) error {
 	m.Attr("data-more", p.Name)
 	m.Raw(` data-testid="pg-more"`)
 	m.Flag("open", p.Open)
+	if p.Open {
+		m.Attr("data-more-close", p.Href)
+	}
 	m.Raw(`><summary class="pg-panel-title">`)
 	m.Text(p.Label)
 	m.Raw(`</summary> `)

@@ -15,10 +15,12 @@ import (
 //
 //   - without JavaScript, by its link: the same state with open=NAME,
 //     whose page draws the panel open, and whose links keep it open;
-//   - with JavaScript, on its toggle: playground.js asks the state's URL
-//     with panel=NAME for that one panel (an answer cached and tagged like
-//     a fragment) and puts its contents in place; the next click's
-//     fragment is asked with open= naming the panels the learner has open.
+//   - with JavaScript, on its toggle: playground.js swaps in the fragment
+//     of the same link (closing, of the panel's data-more-close link), in
+//     place of the history entry, so that every link in the playground
+//     keeps the panels as the learner has them: playurl writes every
+//     playground URL, the script none. (panel=NAME, one panel alone, is
+//     still answered.)
 //
 // The script editor's panel is always drawn: a rejected script opens it,
 // and a workshop's chaos push appends to every playground's script.
@@ -29,7 +31,10 @@ type moreToggle struct {
 	Name  string // as in open=
 	Label string
 	Open  bool
-	Href  string // this state with the panel open (the no-JS link); "" when open
+	// Href is, closed, this state with the panel open (the no-JS link);
+	// open, this state with it closed (data-more-close, for playground.js).
+	// Both come from playurl: the page writes no playground URL itself.
+	Href string
 }
 
 var moreLabels = map[playurl.MorePanels]string{
@@ -43,11 +48,9 @@ func newMoreToggles(v *site.View, pv *View) []moreToggle {
 	out := make([]moreToggle, 0, len(playurl.MoreNames))
 	for _, n := range playurl.MoreNames {
 		t := moreToggle{Name: n.Name, Label: moreLabels[n.Bit], Open: pv.state.Open.Has(n.Bit)}
-		if !t.Open {
-			next := pv.state
-			next.Open |= n.Bit
-			t.Href = v.Path(pv.Place.Href(next))
-		}
+		next := pv.state
+		next.Open ^= n.Bit
+		t.Href = v.Path(pv.Place.Href(next))
 		out = append(out, t)
 	}
 	return out

@@ -111,7 +111,7 @@ type handlerView struct {
 	Why         string
 	Verdict     string // at the cursor: ok, duplicate-effect, lost-effect
 	Label       string // "Correct", "Duplicate effect", "Lost effect"
-	Sentence    string // "credited twice: msg-1 applied at steps 2 and 10"
+	Sentence    string // "credited twice: msg-1 applied at events 1 and 2"
 	Expect      string // the lesson's expected verdict, if any
 	Figures     []figureView
 	Tables      []tableView
@@ -358,13 +358,13 @@ func verdictSentence(verdict string, h *playground.HandlerTrace, sc *playground.
 		case e.Kind == playground.KindPrice:
 			continue // an absolute price written twice is no second effect; the violations tell a stale write
 		case len(e.Carriers) > 1:
-			parts = append(parts, fmt.Sprintf("credited payment %s %s: %s applied it at steps %s", e.Key, timesText(len(e.Steps)), strings.Join(e.Carriers, " and "), andList(e.Steps)))
+			parts = append(parts, fmt.Sprintf("credited payment %s %s: %s applied it at %s", e.Key, timesText(len(e.Steps)), strings.Join(e.Carriers, " and "), eventsText(h, e.Steps)))
 		case len(e.Steps) >= 2:
 			verb := "credited"
 			if e.Kind == playground.KindShip {
 				verb = "shipped"
 			}
-			parts = append(parts, fmt.Sprintf("%s %s: %s applied at steps %s", verb, timesText(len(e.Steps)), e.Carriers[0], andList(e.Steps)))
+			parts = append(parts, fmt.Sprintf("%s %s: %s applied at %s", verb, timesText(len(e.Steps)), e.Carriers[0], eventsText(h, e.Steps)))
 		}
 	}
 	for _, vi := range h.Violations {
@@ -393,6 +393,24 @@ func timesText(n int) string {
 		return "three times"
 	}
 	return strconv.Itoa(n) + " times"
+}
+
+// eventsText names the script's events (the timeline's numbers) in which
+// the engine's steps happened: "events 1 and 2", "event 3".
+func eventsText(h *playground.HandlerTrace, steps []int) string {
+	var events []int
+	for _, st := range steps {
+		if st < 1 || st > len(h.Steps) {
+			continue
+		}
+		if ev := h.Steps[st-1].Event; len(events) == 0 || events[len(events)-1] != ev {
+			events = append(events, ev)
+		}
+	}
+	if len(events) == 1 {
+		return "event " + andList(events)
+	}
+	return "events " + andList(events)
 }
 
 func andList(ns []int) string {
