@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,11 +111,13 @@ func natClient() *http.Client {
 // instructor and three learners in Chromium and 27 simulated learners over
 // HTTP, all from one address, on two replicas of a PostgreSQL store. Each
 // learner checks an exercise three times, and the class view shows what
-// the server ran. Then the replica of the instructor and two learners is
-// killed: their pages say they are reconnecting, a click waits instead of
-// failing, and once the replica is back every page carries on by itself.
-// The class view and the export show exactly what happened: nothing
-// acknowledged lost, nothing counted twice.
+// the server ran. The instructor sends everyone to a lesson, and the
+// browsers that follow go there. Then the replica of the instructor and two
+// learners is killed: their pages say they are reconnecting, a click waits
+// instead of failing, and the instructor pushes a chaos fault from the
+// other replica; once the replica is back every page carries on by itself
+// and re-runs what it missed. The class view and the export show exactly
+// what happened: nothing acknowledged lost, nothing counted twice.
 func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole room: two replicas, four browsers, 27 simulated learners (over a minute)")
@@ -314,6 +317,40 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 	}
 	step("90 checks shown")
 
+	// The three learners follow the instructor (the banner's box), and the
+	// instructor, on B, sends everyone to the lost-ack lesson: each page
+	// goes there by itself, Cy's through replica A.
+	lessonN := slices.Index(room.Lessons, lostAckSlug) + 1
+	if lessonN == 0 {
+		t.Fatalf("the room has no lesson %s: %v", lostAckSlug, room.Lessons)
+	}
+	lostAck := playurl.LessonPath(lostAckSlug)
+	for name, ctx := range browsers {
+		click(t, ctx, `[data-testid="ws-banner"] label input[type="checkbox"]`)
+		if err := pollFor(ctx, 10*time.Second, `document.querySelector('[data-testid="ws-banner"] label input[type="checkbox"]').checked`); err != nil {
+			t.Fatalf("%s does not follow the instructor: %v", name, err)
+		}
+	}
+	eval[bool](t, instructor, fmt.Sprintf(`document.querySelector('[data-testid="ws-pace-form"] select[name="lesson"]').value = "%d", true`, lessonN))
+	click(t, instructor, `[data-testid="ws-pace-goto"]`)
+	for name, ctx := range browsers {
+		if err := pollFor(ctx, 30*time.Second, `location.pathname === "`+lostAck+`" && document.readyState === "complete" && !!document.querySelector('#pg-1[data-script]') && !!document.querySelector('[data-testid="ws-banner"]')`); err != nil {
+			t.Fatalf("%s's page did not follow the instructor to %s: %v (at %q)", name, lostAck, err, eval[string](t, ctx, `location.pathname`))
+		}
+	}
+	if err := pollFor(instructor, 20*time.Second, fmt.Sprintf(`document.querySelector('[data-testid="ws-pace-now"]').textContent.includes("Everyone to lesson %d")`, lessonN)); err != nil {
+		t.Errorf("the class view's pace: %q, want everyone to lesson %d", eval[string](t, instructor, `(document.querySelector('[data-testid="ws-pace-now"]') || {}).textContent || ""`), lessonN)
+	}
+	// Bob's and Cy's playgrounds with a script form: the handlers that
+	// hold now are the ones a chaos push may break.
+	const chaosScript = "deliver msg-1 lose-ack; redeliver msg-1; publish msg-1"
+	okBefore := map[string][][3]string{}
+	for _, name := range []string{"Bob", "Cy"} {
+		okBefore[name] = eval[[][3]string](t, browsers[name], `[...document.querySelectorAll('[data-pg]')].filter(f => f.querySelector('[data-testid="pg-script-form"]')).flatMap(f =>
+			[...f.querySelectorAll('[data-testid="pg-verdict"][data-verdict="ok"]')].map(v => [f.id, v.dataset.handler, f.dataset.script]))`)
+	}
+	step("pace followed")
+
 	// Every simulated learner keeps raising and lowering a hand, each event
 	// retried with its key until acknowledged, through the outage.
 	const handsEach = 4
@@ -371,6 +408,23 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 	if n := events("Bob", workshop.KindHandRaised); n != 0 {
 		t.Fatalf("Bob's hand reached the store while his replica was dead (%d)", n)
 	}
+	// Meanwhile the instructor opens the class on replica A, in another
+	// tab, and pushes a chaos fault: Cy, on A, re-runs at once; Bob's page
+	// cannot hear of it until his replica is back.
+	spare, closeSpare := chromedp.NewContext(instructor)
+	run(t, spare, chromedp.Navigate(a.url()+"/workshop?key="+testInstructorKey))
+	run(t, spare, chromedp.Navigate(a.url()+workshopweb.RoomPath(room.ID)))
+	waitFor(t, spare, `[data-testid="ws-chaos-form"]`)
+	click(t, spare, `[data-testid="ws-chaos"][data-fault="duplicate"]`)
+	pg1 := `(document.getElementById("pg-1") || {dataset: {}}).dataset.script`
+	if err := pollFor(browsers["Cy"], 60*time.Second, pg1+` === "`+chaosScript+`"`); err != nil {
+		t.Fatalf("the chaos push from replica A did not reach Cy's playground: %v (script %q)", err, eval[string](t, browsers["Cy"], pg1+` || ""`))
+	}
+	if got := eval[string](t, browsers["Bob"], pg1+` || ""`); got == chaosScript {
+		t.Errorf("Bob's playground re-ran with the fault while his replica was dead")
+	}
+	closeSpare()
+	step("chaos pushed on A")
 	b.start()
 	step("B restarted")
 	for who, ctx := range map[string]context.Context{"the instructor": instructor, "Ada": browsers["Ada"], "Bob": browsers["Bob"]} {
@@ -385,6 +439,31 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 		t.Errorf("after the restart the class view does not show Bob's hand: %v", err)
 	}
 	step("pages back")
+	// Bob's page, back, hears of the chaos push it missed and re-runs; the
+	// class view counts what the two pages re-ran (Ada's page, the room's,
+	// has no playground).
+	ran, survived := map[string]int{}, map[string]int{}
+	for _, name := range []string{"Bob", "Cy"} {
+		ctx := browsers[name]
+		if err := pollFor(ctx, 60*time.Second, pg1+` === "`+chaosScript+`" && document.readyState === "complete" && document.querySelectorAll('[data-pg][aria-busy="true"]').length === 0`); err != nil {
+			t.Fatalf("the chaos push did not reach %s's playground after the restart: %v (script %q)", name, err, eval[string](t, ctx, pg1+` || ""`))
+		}
+		if news := eval[string](t, ctx, `document.querySelector('[data-testid="ws-banner-news"]').textContent`); !strings.HasPrefix(news, "Chaos") {
+			t.Errorf("%s's banner reads %q, want the chaos", name, news)
+		}
+		reran := fmt.Sprintf(`%s.filter(([fig, , script]) => document.getElementById(fig).dataset.script !== script)`, mustJSON(okBefore[name]))
+		ran[name] = eval[int](t, ctx, reran+`.length`)
+		survived[name] = eval[int](t, ctx, reran+`.filter(([fig, h]) => document.querySelector('#' + fig + ' [data-testid="pg-verdict"][data-handler="' + h + '"]').dataset.verdict === "ok").length`)
+		if ran[name] == 0 {
+			t.Errorf("%s's page re-ran no handler that held", name)
+		}
+	}
+	wantSurvivors := fmt.Sprintf(`(s => s && s.dataset.ran === "%d" && s.dataset.survived === "%d")(document.querySelector('[data-testid="ws-chaos-survivors"]'))`, ran["Bob"]+ran["Cy"], survived["Bob"]+survived["Cy"])
+	if err := pollFor(instructor, 30*time.Second, wantSurvivors); err != nil {
+		t.Errorf("the class view's chaos survivors: %q, want %d of %d (%v)", eval[string](t, instructor, `(document.querySelector('[data-testid="ws-chaos-survivors"]') || {}).textContent || ""`), survived["Bob"]+survived["Cy"], ran["Bob"]+ran["Cy"], err)
+	}
+	t.Logf("chaos: Bob's page re-ran %d handlers, %d survived; Cy's %d, %d", ran["Bob"], survived["Bob"], ran["Cy"], survived["Cy"])
+	step("chaos counted")
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
@@ -435,6 +514,69 @@ func TestBrowser_WorkshopWholeRoomSurvivesAReplicaKilled(t *testing.T) {
 	}
 	if seen != 30 {
 		t.Errorf("the export lists %d learners for %s, want 30", seen, spec.ID)
+	}
+	// Its timeline holds each event once, in order: the one pace push,
+	// the one chaos push and each page's re-runs of it, every check and
+	// every hand acknowledged.
+	var paces, chaoses []workshop.Moment
+	kinds := map[string]map[workshop.Kind]int{}
+	runs := map[string]map[string]bool{} // learner → handlers re-run
+	passedRuns := map[string]int{}
+	for i, m := range x.Timeline {
+		if i > 0 && m.ID <= x.Timeline[i-1].ID {
+			t.Errorf("export: timeline event %d follows %d", m.ID, x.Timeline[i-1].ID)
+		}
+		if kinds[m.Learner] == nil {
+			kinds[m.Learner] = map[workshop.Kind]int{}
+		}
+		kinds[m.Learner][m.Kind]++
+		switch m.Kind {
+		case workshop.KindPace:
+			paces = append(paces, m)
+		case workshop.KindChaos:
+			chaoses = append(chaoses, m)
+		case workshop.KindChaosRun:
+			if runs[m.Learner] == nil {
+				runs[m.Learner] = map[string]bool{}
+			}
+			if runs[m.Learner][m.Item] {
+				t.Errorf("export: %s's re-run of %s is listed twice", m.Learner, m.Item)
+			}
+			runs[m.Learner][m.Item] = true
+			if m.Passed != nil && *m.Passed {
+				passedRuns[m.Learner]++
+			}
+		}
+	}
+	if len(paces) != 1 || paces[0].Detail != workshop.PaceGoto || paces[0].Number != lessonN || paces[0].Lesson != lostAckSlug {
+		t.Errorf("export: pace pushes %+v, want one: everyone to lesson %d (%s)", paces, lessonN, lostAckSlug)
+	}
+	if len(chaoses) != 1 || chaoses[0].Detail != "duplicate" || (len(paces) == 1 && chaoses[0].ID < paces[0].ID) {
+		t.Errorf("export: chaos pushes %+v, want one duplicate, after the pace", chaoses)
+	}
+	for _, m := range x.Timeline {
+		if m.Kind == workshop.KindChaosRun && (len(chaoses) != 1 || int64(m.Number) != chaoses[0].ID || m.ID < chaoses[0].ID) {
+			t.Errorf("export: %s's re-run %s answers push %d, want the chaos push", m.Learner, m.Item, m.Number)
+		}
+	}
+	for _, name := range []string{"Ada", "Bob", "Cy"} {
+		if len(runs[name]) != ran[name] || passedRuns[name] != survived[name] {
+			t.Errorf("export: %s's page re-ran %d handlers (%d survived), the timeline lists %d (%d)", name, ran[name], survived[name], len(runs[name]), passedRuns[name])
+		}
+	}
+	for name := range want {
+		if n := kinds[name][workshop.KindExerciseChecked]; n != 3 {
+			t.Errorf("export: the timeline lists %d checks of %s, want 3", n, name)
+		}
+	}
+	for i := range simulated {
+		name := fmt.Sprintf("Sim %02d", i)
+		if n := kinds[name][workshop.KindHandRaised] + kinds[name][workshop.KindHandLowered]; n != handsEach {
+			t.Errorf("export: the timeline lists %d hand events of %s, want %d", n, name, handsEach)
+		}
+	}
+	if n := kinds["Bob"][workshop.KindHandRaised]; n != 1 {
+		t.Errorf("export: the timeline lists Bob's hand raised %d times, want once", n)
 	}
 	step("export checked")
 	for _, e := range browsertest.PageErrors(instructor) {

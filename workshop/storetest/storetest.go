@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DeleteRoom", testDeleteRoom},
 		{"DeleteRoomsCreatedBefore", testRetention},
 		{"RenameAndRemoveLearner", testRenameRemove},
+		{"Append_ChaosRunKeepsItsPushID", testChaosRunPushID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +74,23 @@ func mustJoin(t *testing.T, s workshop.Store, room workshop.Room, key, name stri
 		t.Fatalf("Join(%s): %v", name, err)
 	}
 	return l
+}
+
+// testChaosRunPushID: a chaos re-run names its push by the push's event id
+// (Number), and event ids start at Unix milliseconds × 1000 (past 32 bits),
+// so the store keeps a Number that large.
+func testChaosRunPushID(t *testing.T, s workshop.Store) {
+	room := mustRoom(t, s, "key-room-a", "AAA-AAA")
+	ada := mustJoin(t, s, room, "join-ada-1", "Ada")
+	push := mustAppend(t, s, "push-chaos-1", workshop.Event{RoomID: room.ID, Kind: workshop.KindChaos, Detail: "duplicate", At: t0.Add(time.Minute)})
+	for _, n := range []int{int(push.ID), 1 << 53} {
+		run := workshop.Event{RoomID: room.ID, LearnerID: ada.ID, Kind: workshop.KindChaosRun, Number: n, Item: "pg-1.dedupe-tx", Passed: true, At: t0.Add(2 * time.Minute)}
+		got := mustAppend(t, s, fmt.Sprintf("chaos-run-%d", n), run)
+		evs := allEvents(t, s, room, false)
+		if got.Number != n || evs[len(evs)-1].Number != n {
+			t.Errorf("a chaos run of push %d is stored with number %d, read back as %d", n, got.Number, evs[len(evs)-1].Number)
+		}
+	}
 }
 
 func checked(room workshop.Room, l workshop.Learner, passed bool, detail string) workshop.Event {
