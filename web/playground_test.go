@@ -609,7 +609,7 @@ func TestLivePlayground_AStaleAbsoluteWriteIsNotCreditedTwice(t *testing.T) {
 	if strings.Contains(got, "twice") || !strings.Contains(got, "lost the effect of msg-2 (msg-2's effect was overwritten by msg-1") {
 		t.Errorf("set-value reads %q", got)
 	}
-	if got := text("increment"); !strings.Contains(got, "credited twice: msg-1 applied at steps") {
+	if got := text("increment"); !strings.Contains(got, "credited twice: msg-1 applied at events 1 and 3") {
 		t.Errorf("increment reads %q", got)
 	}
 }

@@ -91,8 +91,9 @@ type KeyFile string
 
 var _ KeySource = KeyFile("")
 
-// InstructorKey implements KeySource: the file is created with O_EXCL,
-// so two servers starting on one folder agree on one key.
+// InstructorKey implements KeySource: the file appears whole, by a link
+// that fails when it exists, so two servers starting on one folder agree
+// on one key.
 func (f KeyFile) InstructorKey(_ context.Context, fresh string, create bool) (string, error) {
 	for range 2 {
 		data, err := os.ReadFile(string(f))
@@ -112,22 +113,28 @@ func (f KeyFile) InstructorKey(_ context.Context, fresh string, create bool) (st
 		if err := os.MkdirAll(filepath.Dir(string(f)), 0o700); err != nil {
 			return "", fmt.Errorf("workshop: instructor key: %w", err)
 		}
-		out, err := os.OpenFile(string(f), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		// The key is written whole to a file of its own, then linked to
+		// its name, which fails if the name exists: a reader never sees a
+		// half-written key, and of two starts only one key wins.
+		tmp, err := os.CreateTemp(filepath.Dir(string(f)), ".instructor.key.*")
+		if err != nil {
+			return "", fmt.Errorf("workshop: instructor key: %w", err)
+		}
+		_, err = tmp.WriteString(fresh + "\n")
+		if err2 := tmp.Sync(); err == nil {
+			err = err2
+		}
+		if err2 := tmp.Close(); err == nil {
+			err = err2
+		}
+		if err == nil {
+			err = os.Link(tmp.Name(), string(f))
+		}
+		os.Remove(tmp.Name())
 		if errors.Is(err, fs.ErrExist) {
 			continue // another process made it first: read theirs
 		}
 		if err != nil {
-			return "", fmt.Errorf("workshop: instructor key: %w", err)
-		}
-		_, err = out.WriteString(fresh + "\n")
-		if err2 := out.Sync(); err == nil {
-			err = err2
-		}
-		if err2 := out.Close(); err == nil {
-			err = err2
-		}
-		if err != nil {
-			os.Remove(string(f))
 			return "", fmt.Errorf("workshop: instructor key: %w", err)
 		}
 		return fresh, nil
