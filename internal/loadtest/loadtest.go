@@ -180,19 +180,24 @@ func (r *recorder) add(status int, d time.Duration, err error, path string) {
 	}
 }
 
+// thinker is a learner's pause between clicks: a time drawn between lo
+// and hi; it says false when ctx ended first.
+func thinker(ctx context.Context, rng *rand.Rand, lo, hi time.Duration) func() bool {
+	return func() bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(lo + time.Duration(rng.Int64N(int64(hi-lo)+1))):
+			return true
+		}
+	}
+}
+
 // learner opens a lesson and clicks through its playground until ctx ends.
 func learner(ctx context.Context, c *http.Client, cfg Config, i int, rec *recorder) {
 	rng := rand.New(rand.NewPCG(uint64(i), 7))
 	ip := learnerIP(i)
-	think := func() bool {
-		d := cfg.ThinkMin + time.Duration(rng.Int64N(int64(cfg.ThinkMax-cfg.ThinkMin)+1))
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(d):
-			return true
-		}
-	}
+	think := thinker(ctx, rng, cfg.ThinkMin, cfg.ThinkMax)
 	// Learners arrive over the first think time, not all at once.
 	select {
 	case <-ctx.Done():

@@ -246,15 +246,7 @@ func roomLearner(ctx context.Context, c *http.Client, cfg RoomConfig, code strin
 		address = learnerIP(i)
 	}
 	name := fmt.Sprintf("load-%d", i)
-	think := func() bool {
-		d := cfg.ThinkMin + time.Duration(rng.Int64N(int64(cfg.ThinkMax-cfg.ThinkMin)+1))
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(d):
-			return true
-		}
-	}
+	think := thinker(ctx, rng, cfg.ThinkMin, cfg.ThinkMax)
 	select { // learners arrive over the first think time
 	case <-ctx.Done():
 		return
