@@ -255,3 +255,8 @@ func (s *sim) over() error {
 	}
 	return s.meter.check()
 }
+
+// ThreadCPU is the CPU time the calling OS thread has used (the caller
+// holds runtime.LockOSThread while it compares two readings); false where
+// the clock is not read (off Linux). The web layer charges a check by it.
+func ThreadCPU() (int64, bool) { return threadCPU() }

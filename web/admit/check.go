@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"idemlab/playground"
 	"runtime"
 	"time"
 )
@@ -94,11 +95,11 @@ func (a *Admission) CheckWith(ctx context.Context, o CheckOptions, run func(cont
 		// A check on SQLite runs on this goroutine; locked to its thread,
 		// the thread's clock is the check's CPU.
 		runtime.LockOSThread()
-		cpu0, cpuOK := threadCPU()
+		cpu0, cpuOK := playground.ThreadCPU()
 		start := time.Now()
 		err = run(ctx)
 		took = time.Since(start)
-		cpu1, cpuOK1 := threadCPU()
+		cpu1, cpuOK1 := playground.ThreadCPU()
 		runtime.UnlockOSThread()
 		cpu := took
 		if cpuOK && cpuOK1 {
