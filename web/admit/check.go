@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"idemlab/playground"
 	"runtime"
 	"time"
+
+	"idemlab/playground"
 )
 
 // Checks. A check explores every schedule of an exercise and may use

@@ -12,8 +12,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"idemlab/playground"
 	"idemlab/web/site"
+
+	"idemlab/playground"
 )
 
 // clientCtx is the context of a request from address (and seat, if any),
